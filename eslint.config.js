@@ -1,0 +1,52 @@
+// Lint enforces the layer rule of ARCHITECTURE.md: imports point one way.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import importPlugin from 'eslint-plugin-import';
+
+const zone = (target, from, message) => ({ target: `./src/${target}`, from: from.map((f) => `./src/${f}`), message });
+const all = ['core', 'engine', 'runtime', 'adapters', 'operator', 'api', 'auth', 'observability', 'config', 'cli', 'ui', 'main'];
+const except = (...keep) => all.filter((f) => !keep.includes(f));
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '**/*.js'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['src/**/*.ts'],
+    plugins: { import: importPlugin },
+    settings: { 'import/resolver': { typescript: { project: './tsconfig.json' } } },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'import/no-cycle': ['error', { maxDepth: 10 }],
+      complexity: ['warn', 25],
+      'max-depth': ['error', 5],
+      'max-params': ['warn', 6],
+      'import/no-restricted-paths': ['error', { zones: [
+        zone('core', except('core'), 'core is pure: it imports nothing of svc outside core'),
+        zone('engine', except('core', 'engine'), 'engine depends on core only'),
+        zone('runtime', except('core', 'runtime'), 'runtime depends on core only'),
+        zone('adapters', except('core', 'adapters'), 'adapters depend on core only'),
+        zone('api', ['adapters', 'runtime', 'operator', 'cli', 'main'], 'api receives ports through deps'),
+        zone('auth', ['adapters', 'runtime', 'operator', 'cli', 'main', 'api'], 'auth receives ports through deps'),
+        zone('operator', ['adapters', 'runtime', 'api', 'cli', 'main'], 'operator calls engine only'),
+        zone('config', except('core', 'config'), 'config depends on core only'),
+        zone('observability', except('core', 'observability', 'config'), 'observability is a leaf'),
+        zone('cli', ['adapters', 'runtime'], 'cli uses main for wiring'),
+      ] }],
+    },
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    ignores: ['src/core/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [
+        { group: ['node:*', 'fs', 'child_process', 'path', 'os', 'express', 'pino', '@kubernetes/*', 'prom-client'], message: 'core does no I/O' },
+      ] }],
+      'no-restricted-globals': ['error', { name: 'process', message: 'core reads no environment' }],
+      'no-restricted-properties': ['error',
+        { object: 'Date', property: 'now', message: 'core reads no clock: take now as an argument' },
+        { object: 'Math', property: 'random', message: 'core uses no randomness: take an IdGen' }],
+    },
+  },
+);

@@ -1,0 +1,29 @@
+/**
+ * Jest runs the TypeScript sources directly (ts-jest, ESM, transpile only: tsc type-checks in pretest).
+ * Projects: `unit` (src/ unit tests and test/ integration tests) and, when present, the Kubernetes
+ * test bed's own project (test/testbed/jest.config.js), which starts one test bed per run.
+ */
+import { existsSync } from 'node:fs';
+
+export const base = {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { useESM: true, isolatedModules: true, diagnostics: false }],
+  },
+};
+
+const projects = [
+  {
+    ...base,
+    displayName: 'unit',
+    rootDir: '.',
+    roots: ['<rootDir>/src', '<rootDir>/test'],
+    testMatch: ['**/*.test.ts'],
+    testPathIgnorePatterns: ['/node_modules/', '/test/testbed/', '/test/operator/'],
+  },
+];
+if (existsSync('test/testbed/jest.config.js')) projects.push('<rootDir>/test/testbed/jest.config.js');
+
+export default { projects, testTimeout: 60000 };

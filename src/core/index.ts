@@ -1,0 +1,1 @@
+export * from './spec/types.js';
