@@ -20,6 +20,7 @@ export function signalLive(ctx: Ctx, nodes: NodeState[], immediateKill: boolean)
       const signal = immediateKill ? 'SIGKILL' : stepFor(ctx, node).signalOnStop;
       node.killed = immediateKill;
       for (const exec of execs) ctx.effects.push({ kind: 'signal', exec, signal });
+      if (!immediateKill) scheduleAt(ctx, ctx.now + graceMs);
     } else if (!node.killed) {
       const at = ms(node.signalledAt) + graceMs;
       if (at <= ctx.now) {
