@@ -1,0 +1,146 @@
+/**
+ * The environment of a step (SPEC 2.2 env/dotenv, 2.4, 2.7), built from layers; a later layer wins.
+ *
+ *  1. Filtered system environment: "Only PATH, HOME, LANG, TZ, SHELL and variables prefixed SVC_, LC_, DAG_ are
+ *     passed from the system environment to step processes" (2.7).
+ *  2. DAG `env`, evaluated in order; each value may use earlier entries, dotenv values, params and the full system
+ *     environment ("service system variables are available for ${VAR} expansion at load time", 2.7).
+ *  3. dotenv values: "Loaded at start, before any step" and Dagu's "dotenv beats env:" (reference 0.3), but
+ *     "system environment variables take precedence over file values" (2.2): a key that is set in the system
+ *     environment gets the system value. Naming it in a dotenv file still passes it to the step ("unless named in
+ *     `env` or loaded from dotenv", 2.7).
+ *  4. Params (named, and positional as `1`, `2`, ...): run input beats anything written in the DAG file.
+ *  5. Captured outputs of upstream steps: run-time values of the same tier as params in Dagu ("step env >
+ *     outputs/params > secrets > DAG env"), placed above params because they are newer, and below the built-ins so a
+ *     step cannot fake DAG_RUN_ID by writing an output of that name.
+ *  6. Built-in variables (DAG_NAME, DAG_RUN_ID, DAG_RUN_LOG_FILE, DAG_RUN_STEP_NAME, DAG_RUN_STEP_STDOUT_FILE,
+ *     DAG_RUN_STEP_STDERR_FILE, SVC_PARAMS_JSON, ITEM, WEBHOOK_PAYLOAD, DAG_WAITING_STEPS, ...), given by the caller.
+ *  7. Secrets: "injected after DAG-level variables and built-in variables, so they win over everything except
+ *     step-level overrides" (2.4).
+ *  8. Step `env`, evaluated in order with access to all of the above ("except step-level overrides", 2.4).
+ *
+ * Unknown variables in env values expand to '' (as a shell would); backquotes run through the injected runCommand.
+ */
+import type { EnvEntry } from '../spec/types.js';
+import type { Lookup, RunCommand } from './expand.js';
+import { expandAll } from './expand.js';
+
+export { dotenvOrder, parseDotenv } from './dotenv.js';
+
+export type SystemEnv = Record<string, string | undefined>;
+
+export const SYSTEM_ENV_NAMES: readonly string[] = ['PATH', 'HOME', 'LANG', 'TZ', 'SHELL'];
+export const SYSTEM_ENV_PREFIXES: readonly string[] = ['SVC_', 'LC_', 'DAG_'];
+
+function definedEntries(env: SystemEnv): Array<[string, string]> {
+  return Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined);
+}
+
+function passesFilter(name: string): boolean {
+  return SYSTEM_ENV_NAMES.includes(name) || SYSTEM_ENV_PREFIXES.some((p) => name.startsWith(p));
+}
+
+/** The part of the service's environment a step process receives (SPEC 2.7). */
+export function filterSystemEnv(env: SystemEnv): Record<string, string> {
+  return Object.fromEntries(definedEntries(env).filter(([name]) => passesFilter(name)));
+}
+
+type Layer = ReadonlyMap<string, string>;
+
+const toLayer = (entries: EnvEntry[]): Layer => new Map(entries.map((e) => [e.name, e.value]));
+
+/** A lookup over layers, the first one holding the name wins. */
+function chain(...layers: Layer[]): Lookup {
+  return (name) => {
+    for (const l of layers) {
+      const v = l.get(name);
+      if (v !== undefined) return v;
+    }
+    return undefined;
+  };
+}
+
+/** Evaluates entries in order; `lookupFor` places the entries evaluated so far among the other layers. */
+export async function evaluateEntries(entries: EnvEntry[], lookupFor: (soFar: ReadonlyMap<string, string>) => Lookup, runCommand: RunCommand): Promise<EnvEntry[]> {
+  const soFar: Layer = new Map();
+  const lookup = lookupFor(soFar);
+  const out: EnvEntry[] = [];
+  for (const e of entries) {
+    const value = await expandAll(e.value, lookup, runCommand, { keepUnknown: false });
+    soFar.set(e.name, value);
+    out.push({ name: e.name, value });
+  }
+  return out;
+}
+
+export interface DagEnvInput {
+  /** The full environment of the service process (not filtered). */
+  systemEnv: SystemEnv;
+  /** Entries of all dotenv files in load order (later files win); values are literal. */
+  dotenv: EnvEntry[];
+  /** DAG-level `env` as written. */
+  dagEnv: EnvEntry[];
+  /** paramsToEnv(...) of the run's params; values are literal. */
+  params: EnvEntry[];
+  runCommand: RunCommand;
+}
+
+export interface StepEnvInput extends DagEnvInput {
+  /**
+   * True when dagEnv already holds the output of resolveDagEnv. The engine should resolve DAG env once per run, so
+   * a backquote in it runs once and every step sees the same value; evaluating a value twice would also undo `$$`.
+   */
+  dagEnvResolved?: boolean;
+  /** Captured outputs of the upstream steps this step may see. */
+  outputs: EnvEntry[];
+  /** Built-in variables (layer 6). */
+  builtins: EnvEntry[];
+  /** Resolved secret values (name = the variable exposed to steps). */
+  secrets: EnvEntry[];
+  /** Step-level `env` as written. */
+  stepEnv: EnvEntry[];
+}
+
+/** Layer 3: a key set in the system environment keeps the system value (SPEC 2.2 dotenv). */
+function dotenvLayer(dotenv: EnvEntry[], system: Layer): Layer {
+  return new Map(dotenv.map((e) => [e.name, system.get(e.name) ?? e.value]));
+}
+
+/** Layer 2, evaluated once per run: DAG `env` values with `${VAR}` and backquotes resolved. */
+export function resolveDagEnv(input: DagEnvInput): Promise<EnvEntry[]> {
+  const system = new Map(definedEntries(input.systemEnv));
+  const dot = dotenvLayer(input.dotenv, system);
+  const params = toLayer(input.params);
+  return evaluateEntries(input.dagEnv, (soFar) => chain(params, dot, soFar, system), input.runCommand);
+}
+
+/** The environment of a step process: filtered system env plus all layers, in the order of the module comment. */
+export async function buildStepEnv(input: StepEnvInput): Promise<Record<string, string>> {
+  const system = new Map(definedEntries(input.systemEnv));
+  const dag = toLayer(input.dagEnvResolved ? input.dagEnv : await resolveDagEnv(input));
+  // Layers 2-7, lowest first.
+  const layers: Layer[] = [
+    dag,
+    dotenvLayer(input.dotenv, system),
+    toLayer(input.params),
+    toLayer(input.outputs),
+    toLayer(input.builtins),
+    toLayer(input.secrets),
+  ];
+  const below = chain(...[...layers].reverse(), system);
+  const step = await evaluateEntries(input.stepEnv, (soFar) => (n) => soFar.get(n) ?? below(n), input.runCommand);
+  return Object.fromEntries([
+    ...Object.entries(filterSystemEnv(input.systemEnv)),
+    ...layers.flatMap((l) => [...l]),
+    ...step.map((e): [string, string] => [e.name, e.value]),
+  ]);
+}
+
+/**
+ * The lookup for `${VAR}` expansion of a step's fields (command, dir, conditions, params of calls): the step's
+ * environment first, then the full system environment, which is visible to expansion but not passed to the step
+ * process (SPEC 2.7).
+ */
+export function buildExpansionLookup(systemEnv: SystemEnv, stepEnv: Record<string, string>): Lookup {
+  return chain(new Map(Object.entries(stepEnv)), new Map(definedEntries(systemEnv)));
+}
