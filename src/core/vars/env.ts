@@ -62,7 +62,7 @@ function chain(...layers: Layer[]): Lookup {
 
 /** Evaluates entries in order; `lookupFor` places the entries evaluated so far among the other layers. */
 export async function evaluateEntries(entries: EnvEntry[], lookupFor: (soFar: ReadonlyMap<string, string>) => Lookup, runCommand: RunCommand): Promise<EnvEntry[]> {
-  const soFar: Layer = new Map();
+  const soFar = new Map<string, string>();
   const lookup = lookupFor(soFar);
   const out: EnvEntry[] = [];
   for (const e of entries) {
