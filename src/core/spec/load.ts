@@ -1,0 +1,97 @@
+/**
+ * loadDagText: one DAG file (possibly several YAML documents) to LoadedDagFile. Pure and total: every
+ * problem (YAML syntax, schema, semantic) becomes a message naming its field, and nothing throws.
+ */
+import { parseAllDocuments } from 'yaml';
+import type { Document } from 'yaml';
+import type { DagDefinition, LoadedDagFile } from './types.js';
+import { buildDag } from './dag.js';
+import { Problems, unique } from './errors.js';
+import { schemaProblems } from './validate.js';
+import { isObj, str } from './values.js';
+
+export interface LoadOptions {
+  /** Stored file name without extension: the default DAG name. */
+  fileName: string;
+}
+
+/** Aliases expanded at most this many times: a bound on "billion laughs" documents. */
+const MAX_ALIAS_COUNT = 1000;
+
+interface DocResult {
+  dag?: DagDefinition;
+  errors: string[];
+  /** The written `name` (local DAGs). */
+  name?: string;
+}
+
+function yamlErrors(doc: Document): string[] {
+  return doc.errors.map((e) => {
+    const pos = e.linePos?.[0];
+    const where = pos ? `yaml (line ${pos.line}, column ${pos.col})` : 'yaml';
+    return `${where}: ${e.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`;
+  });
+}
+
+function toValue(doc: Document): { value?: unknown; error?: string } {
+  try {
+    return { value: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) };
+  } catch (err) {
+    return { error: `yaml: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
+function loadDocument(doc: Document, defaultName: string): DocResult {
+  const syntax = yamlErrors(doc);
+  if (syntax.length > 0) return { errors: syntax };
+  const { value, error } = toValue(doc);
+  if (error) return { errors: [error] };
+  if (!isObj(value)) {
+    return { errors: [value === null || value === undefined ? '(document): is empty' : '(document): must be a map of DAG fields'] };
+  }
+  const problems = new Problems();
+  const schema = schemaProblems(value);
+  const dag = buildDag(value, defaultName, problems);
+  return { dag, errors: unique([...schema, ...problems.list]), name: str(value.name) };
+}
+
+function hasContent(doc: Document): boolean {
+  return doc.contents !== null || doc.errors.length > 0;
+}
+
+function localDag(doc: Document, seen: Set<string>): LoadedDagFile['localDags'][number] {
+  const r = loadDocument(doc, '');
+  const errors = [...r.errors];
+  const name = r.name ?? r.dag?.name ?? '';
+  if (r.dag && r.name === undefined) errors.unshift('name: is required in a local DAG (document 2 and later)');
+  if (name !== '' && seen.has(name)) errors.push(`name: duplicate DAG name "${name}" in this file`);
+  seen.add(name);
+  return r.dag ? { name, dag: r.dag, errors: unique(errors) } : { name, errors: unique(errors) };
+}
+
+function load(text: string, opts: LoadOptions): LoadedDagFile {
+  const docs = parseAllDocuments(text, { merge: true, prettyErrors: false, uniqueKeys: true }) as unknown as Document[];
+  const [first, ...rest] = Array.from(docs);
+  if (!first) return { localDags: [], errors: ['(document): is empty'] };
+  const main = loadDocument(first, opts.fileName);
+  const seen = new Set<string>(main.dag ? [main.dag.name] : []);
+  const locals = rest.map((d, i) => ({ d, n: i + 2 })).filter(({ d }) => hasContent(d));
+  const localDags = locals.map(({ d }) => localDag(d, seen));
+  const errors = [
+    ...main.errors,
+    ...localDags.flatMap((l, i) => l.errors.map((e) => `document ${locals[i]?.n}${l.name ? ` (${l.name})` : ''}: ${e}`)),
+  ];
+  return main.dag ? { dag: main.dag, localDags, errors } : { localDags, errors };
+}
+
+/**
+ * Loads a DAG file. `dag` is present whenever the main document is a map, even with problems: callers
+ * must check `errors` before running it. Never throws: an unexpected failure is reported as a problem.
+ */
+export function loadDagText(text: string, opts: LoadOptions): LoadedDagFile {
+  try {
+    return load(typeof text === 'string' ? text : String(text), opts);
+  } catch (err) {
+    return { localDags: [], errors: [`internal error while loading: ${err instanceof Error ? err.message : String(err)}`] };
+  }
+}
