@@ -13,6 +13,8 @@ describe('parseParamString', () => {
     ['K=a=b', [{ name: 'K', value: 'a=b' }]],
     ['"K=v"', [{ value: 'K=v' }]],
     ['1=x', [{ value: '1=x' }]],
+    ['my-param=x a.b=y', [{ name: 'my-param', value: 'x' }, { name: 'a.b', value: 'y' }]],
+    ['$X=1', [{ value: '$X=1' }]],
     ['K="say \\"hi\\" \\\\ ok"', [{ name: 'K', value: 'say "hi" \\ ok' }]],
     ['K="a\\nb\\tc"', [{ name: 'K', value: 'a\nb\tc' }]],
     ['K="\\$HOME \\`x\\`"', [{ name: 'K', value: '\\$HOME \\`x\\`' }]],

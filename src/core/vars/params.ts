@@ -19,7 +19,8 @@ export interface ResolvedParams {
   json: string;
 }
 
-const NAME_PREFIX = /[A-Za-z_][A-Za-z0-9_]*=/y;
+/** A named word: like Dagu, the name may hold any character but whitespace, `=` and quotes; it must start like an identifier. */
+const NAME_PREFIX = /[A-Za-z_][^\s="'`$]*=/y;
 const SPACE = /\s/;
 const DQ_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r' };
 
@@ -72,7 +73,7 @@ function readWord(s: string, start: number): [string, number] {
 
 /**
  * Shell-like split of `a "b c" K=v K2="x y" K3='z'` into positional (no name) and named values.
- * A word is named when it starts, unquoted, with an identifier followed by `=`.
+ * A word is named when it starts, unquoted, with a name followed by `=` (see NAME_PREFIX).
  * Unterminated quotes run to the end of the input rather than failing: params come from users typing in a form.
  */
 export function parseParamString(s: string): ParamToken[] {
