@@ -1,0 +1,75 @@
+/** The embedded ArtifactStore: logs, outputs.json and exec records under each run's directory. */
+import { appendFile, mkdir, open, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { ArtifactStore } from '../../core/ports/engine-ports.js';
+import type { RunKey, RunStore } from '../../core/ports/run-store.js';
+import { writeFileAtomic } from '../fs/atomic.js';
+
+/** Node names become file names: anything but [A-Za-z0-9_.-] is replaced, and a hash keeps them distinct. */
+export function safeFileName(name: string): string {
+  const clean = name.replace(/[^A-Za-z0-9_.-]/g, '_').replace(/^\.+/, '_').slice(0, 80);
+  if (clean === name) return clean;
+  let h = 0;
+  for (const c of name) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  return `${clean}-${h.toString(16)}`;
+}
+
+export class FsArtifactStore implements ArtifactStore {
+  constructor(private readonly store: Pick<RunStore, 'runDir'>) {}
+
+  private attemptDir(key: RunKey, attemptId: string): string {
+    return join(this.store.runDir(key), 'attempts', safeFileName(attemptId));
+  }
+
+  execPaths(key: RunKey, attemptId: string, node: string, attempt: number, item: number | undefined, merged: boolean) {
+    const dir = this.attemptDir(key, attemptId);
+    const base = `${safeFileName(node)}${item !== undefined ? `.item${item}` : ''}`;
+    const logs = join(dir, 'logs');
+    const exec = join(dir, 'exec', `${base}.${attempt}`);
+    return {
+      stdout: join(logs, merged ? `${base}.log` : `${base}.out`),
+      stderr: join(logs, merged ? `${base}.log` : `${base}.err`),
+      exitFile: `${exec}.exit`, pidFile: `${exec}.pid`, scratchDir: join(dir, 'scratch'),
+    };
+  }
+
+  runLogPath(key: RunKey, attemptId: string): string {
+    return join(this.attemptDir(key, attemptId), 'run.log');
+  }
+
+  async appendRunLog(key: RunKey, attemptId: string, line: string): Promise<void> {
+    const path = this.runLogPath(key, attemptId);
+    await mkdir(dirname(path), { recursive: true });
+    await appendFile(path, `${new Date().toISOString()} ${line}\n`);
+  }
+
+  async writeOutputs(key: RunKey, attemptId: string, body: unknown): Promise<void> {
+    await writeFileAtomic(join(this.attemptDir(key, attemptId), 'outputs.json'), JSON.stringify(body, null, 2));
+  }
+
+  async readOutputs(key: RunKey, attemptId: string): Promise<unknown | undefined> {
+    const text = await this.readText(join(this.attemptDir(key, attemptId), 'outputs.json'));
+    return text === undefined ? undefined : JSON.parse(text);
+  }
+
+  async readText(path: string, maxBytes?: number): Promise<string | undefined> {
+    try {
+      if (maxBytes === undefined) return await readFile(path, 'utf8');
+      const fh = await open(path, 'r');
+      try {
+        const buf = Buffer.alloc(maxBytes);
+        const { bytesRead } = await fh.read(buf, 0, maxBytes, 0);
+        return buf.subarray(0, bytesRead).toString('utf8');
+      } finally {
+        await fh.close();
+      }
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EISDIR') return undefined;
+      throw e;
+    }
+  }
+
+  async ensureDir(path: string): Promise<void> {
+    await mkdir(path, { recursive: true });
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Atomic file writes and tolerant JSON reads: the only durability primitive of the embedded backend.
+ *
+ * Invariant: a reader sees either the previous content or the new content of a file, never a
+ * partial one. Writes go to a unique temp file in the same directory (same file system, so rename
+ * is atomic) and are renamed over the target. No fsync: a power loss may lose the latest write,
+ * never leave a torn file behind rename (the store is level-triggered and tolerates a lost write).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/** A file exists but does not hold what we wrote (hand-edited, truncated by a disk problem). */
+export class CorruptFileError extends Error {
+  constructor(readonly path: string, cause: unknown) {
+    super(`Corrupt JSON file ${path}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'CorruptFileError';
+  }
+}
+
+export interface WriteOptions {
+  /** Create missing parent directories (default true). Off when the directory must already exist. */
+  mkdir?: boolean;
+}
+
+let counter = 0;
+/** Unique per process (pid), per call (counter) and across pid reuse (random suffix). */
+const tempName = (path: string): string =>
+  `${path}.${process.pid}.${(counter++).toString(36)}.${randomBytes(4).toString('hex')}.tmp`;
+
+export async function writeFileAtomic(path: string, data: string | Uint8Array, opts: WriteOptions = {}): Promise<void> {
+  if (opts.mkdir ?? true) await mkdir(dirname(path), { recursive: true });
+  const tmp = tempName(path);
+  try {
+    await writeFile(tmp, data);
+    await rename(tmp, path);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+}
+
+export const isNotFound = (err: unknown): boolean =>
+  (err as NodeJS.ErrnoException | null)?.code === 'ENOENT';
+
+/** Parsed JSON, or undefined when the file (or its directory) does not exist. */
+export async function readJson<T>(path: string): Promise<T | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+  return parseJson<T>(path, text);
+}
+
+export function parseJson<T>(path: string, text: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch (err) {
+    throw new CorruptFileError(path, err);
+  }
+}
+
+/** The first `bytes` bytes of a file as text (undefined when missing): cheap peeks at big files. */
+export async function readHead(path: string, bytes: number): Promise<string | undefined> {
+  let fh;
+  try {
+    fh = await open(path, 'r');
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+  try {
+    const buf = Buffer.allocUnsafe(bytes);
+    const { bytesRead } = await fh.read(buf, 0, bytes, 0);
+    return buf.toString('utf8', 0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+}

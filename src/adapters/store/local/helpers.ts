@@ -1,0 +1,48 @@
+/** Small helpers of LocalRunStore: listing order, directory reads, bounded parallelism. */
+import { readdir } from 'node:fs/promises';
+import type { DagRunResource } from '../../../core/resources.js';
+import { isNotFound } from '../../fs/atomic.js';
+
+export function newestFirst(a: DagRunResource, b: DagRunResource): number {
+  const t = b.metadata.creationTimestamp.localeCompare(a.metadata.creationTimestamp);
+  return t !== 0 ? t : b.spec.dagRunId.localeCompare(a.spec.dagRunId);
+}
+
+export function safe(fn: () => unknown): boolean {
+  try {
+    fn();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function readdirSafe(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+  } catch (err) {
+    if (isNotFound(err)) return [];
+    throw err;
+  }
+}
+
+export async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+export function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o)) deepFreeze(v);
+  }
+  return o;
+}

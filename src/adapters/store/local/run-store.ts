@@ -1,0 +1,206 @@
+/**
+ * LocalRunStore: the RunStore port on local disk ("the Kubernetes API on local disk").
+ *
+ * Concurrency model (why there is no cross-process lock):
+ * - status.json has exactly one writer at a time: the driver that owns the run (in this process,
+ *   or a restarted server that took the run over after the previous owner died). Within a process,
+ *   a per-key mutex serialises compare-and-swap; the check always reads the version from the file
+ *   itself (its first 128 bytes), so a write by another process is never missed.
+ * - requestStop (e.g. CLI `svc stop` in another process) never touches status.json: it writes its
+ *   own `stop` marker, which the driver polls with isStopRequested.
+ * - Every file is replaced by rename (writeFileAtomic), so readers in any process see whole files.
+ * Two processes updating the same run's status at the same instant could both pass the check; the
+ * single-driver rule above excludes that, exactly as the Kubernetes backend relies on one operator.
+ *
+ * spec.json is written once at create and never changes, so updateStatus caches the parsed spec per
+ * key (checked against the uid stored in status.json). The spec inside a resource returned by
+ * updateStatus is that shared cache entry, deep-frozen: treat it as read-only (get returns copies).
+ */
+import { randomUUID } from 'node:crypto';
+import { access, mkdir, rm } from 'node:fs/promises';
+import { AlreadyExistsError, ConflictError, NotFoundError } from '../../../core/errors.js';
+import type { Clock } from '../../../core/ports/clock.js';
+import type { RunKey, RunListFilter, RunStore } from '../../../core/ports/run-store.js';
+import type { DagRunResource, DagRunStatus } from '../../../core/resources.js';
+import { API_VERSION } from '../../../core/resources.js';
+import { isNotFound, readHead, readJson, writeFileAtomic, CorruptFileError } from '../../fs/atomic.js';
+import type { SpecFile, StatusFile, StatusHead } from './files.js';
+import {
+  encodeStatus, initialVersion, nextVersion, parseStatusHead, STATUS_HEAD_BYTES, toResource,
+  validateSpecFile, validateStatusFile,
+} from './files.js';
+import { deepFreeze, mapLimit, newestFirst, readdirSafe, safe } from './helpers.js';
+import { KeyedMutex } from './mutex.js';
+import type { RunPaths } from './paths.js';
+import { cacheKey, Layout } from './paths.js';
+
+export interface LocalRunStoreOptions {
+  /** Absolute path of the data directory; runs live under `<dataDir>/runs/`. */
+  dataDir: string;
+  /** Time source for creationTimestamp and initial versions (default: the system clock). */
+  clock?: Clock;
+}
+
+/** Runs read in parallel by list(); bounded to stay far from EMFILE on big histories. */
+const LIST_CONCURRENCY = 32;
+
+export class LocalRunStore implements RunStore {
+  private readonly layout: Layout;
+  private readonly clock: Clock;
+  private readonly mutex = new KeyedMutex();
+  private readonly specs = new Map<string, SpecFile>();
+
+  constructor(opts: LocalRunStoreOptions) {
+    this.layout = new Layout(opts.dataDir);
+    this.clock = opts.clock ?? { now: () => Date.now() };
+  }
+
+  runDir(key: RunKey): string {
+    return this.layout.runPaths(key).dir;
+  }
+
+  async create(run: DagRunResource): Promise<DagRunResource> {
+    const key = { dagName: run.spec.dagName, dagRunId: run.spec.dagRunId };
+    const p = this.layout.runPaths(key);
+    await mkdir(this.layout.dagDir(key.dagName), { recursive: true });
+    try {
+      await mkdir(p.dir); // not recursive: the atomic "does it exist" check
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+        throw new AlreadyExistsError(`run ${key.dagName}/${key.dagRunId} already exists`, { ...key });
+      }
+      throw err;
+    }
+    const now = this.clock.now();
+    const { resourceVersion: _ignored, ...meta } = run.metadata;
+    const spec: SpecFile = {
+      apiVersion: API_VERSION,
+      kind: 'DagRun',
+      metadata: {
+        ...meta,
+        uid: randomUUID(),
+        creationTimestamp: meta.creationTimestamp || new Date(now).toISOString(),
+        labels: meta.labels ?? {},
+        annotations: meta.annotations ?? {},
+      },
+      spec: run.spec,
+    };
+    const st: StatusFile = { resourceVersion: initialVersion(now), uid: spec.metadata.uid, status: run.status };
+    try {
+      // status.json first, spec.json last: a run dir without spec.json is half-written (list skips it).
+      await writeFileAtomic(p.status, encodeStatus(st), { mkdir: false });
+      await writeFileAtomic(p.spec, JSON.stringify(spec), { mkdir: false });
+    } catch (err) {
+      await rm(p.dir, { recursive: true, force: true }).catch(() => undefined);
+      throw err;
+    }
+    this.specs.delete(cacheKey(key));
+    return structuredClone(toResource(spec, st));
+  }
+
+  async get(key: RunKey): Promise<DagRunResource | undefined> {
+    return this.read(this.layout.runPaths(key));
+  }
+
+  async updateStatus(key: RunKey, resourceVersion: string, status: DagRunStatus): Promise<DagRunResource> {
+    const p = this.layout.runPaths(key);
+    const ck = cacheKey(key);
+    return this.mutex.run(ck, async () => {
+      const head = await this.readStatusHead(p);
+      if (!head) throw new NotFoundError(`run ${ck} not found`, { ...key });
+      if (head.resourceVersion !== resourceVersion) {
+        throw new ConflictError(`run ${ck} was modified: resourceVersion is ${head.resourceVersion}, not ${resourceVersion}`);
+      }
+      const spec = await this.cachedSpec(ck, p, head.uid);
+      const st: StatusFile = { resourceVersion: nextVersion(head.resourceVersion), uid: head.uid, status };
+      try {
+        await writeFileAtomic(p.status, encodeStatus(st), { mkdir: false });
+      } catch (err) {
+        if (isNotFound(err)) throw new NotFoundError(`run ${ck} not found`, { ...key });
+        throw err;
+      }
+      return toResource(spec, st);
+    });
+  }
+
+  async list(filter: RunListFilter = {}): Promise<DagRunResource[]> {
+    const dagNames = filter.dagName !== undefined
+      ? [filter.dagName]
+      : (await readdirSafe(this.layout.runsRoot)).filter((n) => safe(() => this.layout.dagDir(n)));
+    const keys: RunKey[] = [];
+    for (const dagName of dagNames) {
+      for (const dagRunId of await readdirSafe(this.layout.dagDir(dagName))) {
+        if (safe(() => this.layout.runPaths({ dagName, dagRunId }))) keys.push({ dagName, dagRunId });
+      }
+    }
+    const runs = (await mapLimit(keys, LIST_CONCURRENCY, (k) => this.read(this.layout.runPaths(k))))
+      .filter((r): r is DagRunResource => r !== undefined)
+      .filter((r) => !filter.rootOnly || !r.spec.parent);
+    return runs.sort(newestFirst);
+  }
+
+  async delete(key: RunKey): Promise<void> {
+    const p = this.layout.runPaths(key);
+    const ck = cacheKey(key);
+    await this.mutex.run(ck, async () => {
+      this.specs.delete(ck);
+      // maxRetries: another process may be renaming a file into the dir while we empty it.
+      await rm(p.dir, { recursive: true, force: true, maxRetries: 3 });
+    });
+  }
+
+  async requestStop(key: RunKey): Promise<void> {
+    const p = this.layout.runPaths(key);
+    try {
+      await access(p.spec);
+      await writeFileAtomic(p.stop, new Date(this.clock.now()).toISOString(), { mkdir: false });
+    } catch (err) {
+      if (isNotFound(err)) throw new NotFoundError(`run ${key.dagName}/${key.dagRunId} not found`, { ...key });
+      throw err;
+    }
+  }
+
+  async isStopRequested(key: RunKey): Promise<boolean> {
+    try {
+      await access(this.layout.runPaths(key).stop);
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Both files merged; undefined when absent or half-written (either file missing). */
+  private async read(p: RunPaths): Promise<DagRunResource | undefined> {
+    const spec = await readJson<unknown>(p.spec);
+    if (spec === undefined) return undefined;
+    if (!validateSpecFile(spec)) throw new CorruptFileError(p.spec, new Error('not a DagRun spec file'));
+    const st = await readJson<unknown>(p.status);
+    if (st === undefined) return undefined;
+    if (!validateStatusFile(st)) throw new CorruptFileError(p.status, new Error('not a DagRun status file'));
+    return toResource(spec, st);
+  }
+
+  /** Version and uid from the first bytes of status.json; the whole file only if the head is unusual. */
+  private async readStatusHead(p: RunPaths): Promise<StatusHead | undefined> {
+    const head = await readHead(p.status, STATUS_HEAD_BYTES);
+    if (head === undefined) return undefined;
+    const parsed = parseStatusHead(head);
+    if (parsed) return parsed;
+    const st = await readJson<unknown>(p.status);
+    if (st === undefined) return undefined;
+    if (!validateStatusFile(st)) throw new CorruptFileError(p.status, new Error('not a DagRun status file'));
+    return { resourceVersion: st.resourceVersion, uid: st.uid };
+  }
+
+  private async cachedSpec(ck: string, p: RunPaths, uid: string): Promise<SpecFile> {
+    const hit = this.specs.get(ck);
+    if (hit && hit.metadata.uid === uid) return hit;
+    const spec = await readJson<unknown>(p.spec);
+    if (spec === undefined) throw new NotFoundError(`run ${ck} not found`);
+    if (!validateSpecFile(spec)) throw new CorruptFileError(p.spec, new Error('not a DagRun spec file'));
+    const frozen = deepFreeze(spec);
+    this.specs.set(ck, frozen);
+    return frozen;
+  }
+}
