@@ -25,12 +25,15 @@ interface DocResult {
   name?: string;
 }
 
-function yamlErrors(doc: Document): string[] {
-  return doc.errors.map((e) => {
-    const pos = e.linePos?.[0];
-    const where = pos ? `yaml (line ${pos.line}, column ${pos.col})` : 'yaml';
-    return `${where}: ${e.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`;
-  });
+/** 1-based line and column of an offset. */
+function lineCol(text: string, offset: number): string {
+  const before = text.slice(0, Math.max(0, offset));
+  const line = before.split('\n').length;
+  return `line ${line}, column ${offset - before.lastIndexOf('\n')}`;
+}
+
+function yamlErrors(doc: Document, text: string): string[] {
+  return doc.errors.map((e) => `yaml (${lineCol(text, e.pos[0])}): ${e.message.split('\n')[0]}`);
 }
 
 function toValue(doc: Document): { value?: unknown; error?: string } {
@@ -41,8 +44,8 @@ function toValue(doc: Document): { value?: unknown; error?: string } {
   }
 }
 
-function loadDocument(doc: Document, defaultName: string): DocResult {
-  const syntax = yamlErrors(doc);
+function loadDocument(doc: Document, text: string, defaultName: string): DocResult {
+  const syntax = yamlErrors(doc, text);
   if (syntax.length > 0) return { errors: syntax };
   const { value, error } = toValue(doc);
   if (error) return { errors: [error] };
@@ -59,8 +62,8 @@ function hasContent(doc: Document): boolean {
   return doc.contents !== null || doc.errors.length > 0;
 }
 
-function localDag(doc: Document, seen: Set<string>): LoadedDagFile['localDags'][number] {
-  const r = loadDocument(doc, '');
+function localDag(doc: Document, text: string, seen: Set<string>): LoadedDagFile['localDags'][number] {
+  const r = loadDocument(doc, text, '');
   const errors = [...r.errors];
   const name = r.name ?? r.dag?.name ?? '';
   if (r.dag && r.name === undefined) errors.unshift('name: is required in a local DAG (document 2 and later)');
@@ -73,10 +76,10 @@ function load(text: string, opts: LoadOptions): LoadedDagFile {
   const docs = parseAllDocuments(text, { merge: true, prettyErrors: false, uniqueKeys: true }) as unknown as Document[];
   const [first, ...rest] = Array.from(docs);
   if (!first) return { localDags: [], errors: ['(document): is empty'] };
-  const main = loadDocument(first, opts.fileName);
+  const main = loadDocument(first, text, opts.fileName);
   const seen = new Set<string>(main.dag ? [main.dag.name] : []);
   const locals = rest.map((d, i) => ({ d, n: i + 2 })).filter(({ d }) => hasContent(d));
-  const localDags = locals.map(({ d }) => localDag(d, seen));
+  const localDags = locals.map(({ d }) => localDag(d, text, seen));
   const errors = [
     ...main.errors,
     ...localDags.flatMap((l, i) => l.errors.map((e) => `document ${locals[i]?.n}${l.name ? ` (${l.name})` : ''}: ${e}`)),

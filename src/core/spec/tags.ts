@@ -1,7 +1,7 @@
 /** Tags (SPEC 2.9): parsing of the six YAML forms, validation, formatting, and the filter expression. */
 import type { Tag } from './types.js';
 import type { Problems } from './errors.js';
-import { idx } from './errors.js';
+import { at, idx } from './errors.js';
 import { isObj, scalarText } from './values.js';
 
 const KEY = /^[a-z0-9][a-z0-9_.-]{0,62}$/;
@@ -40,7 +40,7 @@ function collect(raw: unknown, path: string): Array<[string, Tag]> {
   if (typeof raw === 'string') {
     return raw.split(/[\s,]+/).filter((w) => w !== '').map((w) => [path, tagFromText(w)]);
   }
-  if (isObj(raw)) return Object.entries(raw).map(([k, v]) => [path, tagFromEntry(k, v)]);
+  if (isObj(raw)) return Object.entries(raw).map(([k, v]) => [at(path, k), tagFromEntry(k, v)]);
   if (!Array.isArray(raw)) return [];
   return raw.flatMap((item, i): Array<[string, Tag]> => {
     if (typeof item === 'string') return [[idx(path, i), tagFromText(item)]];
