@@ -1,0 +1,23 @@
+/** `svc stop` and `svc retry`. */
+import { isRunSuccess, runStatusLabel } from '../core/run/status.js';
+import { flag, UsageError, type Args } from './args.js';
+import { dagNameOf, type CliContext } from './context.js';
+
+export async function stopCommand(ctx: CliContext, args: Args): Promise<number> {
+  const dagName = await dagNameOf(ctx, args.positional[0]);
+  const run = await ctx.runs.get({ dagName, dagRunId: flag(args, 'run-id') ?? 'latest' });
+  await ctx.runs.stop({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
+  ctx.io.out(`stop requested for dag-run ${run.spec.dagRunId}\n`);
+  return 0;
+}
+
+export async function retryCommand(ctx: CliContext, args: Args): Promise<number> {
+  const dagName = await dagNameOf(ctx, args.positional[0]);
+  const runId = flag(args, 'run-id');
+  if (!runId) throw new UsageError('usage: svc retry <dag> --run-id <id>');
+  const run = await ctx.runs.retry({ dagName, dagRunId: runId });
+  ctx.io.out(`retrying dag-run ${run.spec.dagRunId} (attempt ${run.status.attemptId})\n`);
+  const done = await ctx.runs.drive({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
+  ctx.io.out(`dag-run ${runId} ${runStatusLabel(done.status.run.status)}\n`);
+  return isRunSuccess(done.status.run.status) ? 0 : 1;
+}

@@ -1,0 +1,31 @@
+/** `svc status` and `svc outputs`: what a run did. */
+import { runStatusLabel, nodeStatusLabel } from '../core/run/status.js';
+import { runDetail } from '../engine/presenter.js';
+import { outputsBody } from '../engine/finish.js';
+import { flag, type Args } from './args.js';
+import { dagNameOf, type CliContext } from './context.js';
+
+export async function statusCommand(ctx: CliContext, args: Args): Promise<number> {
+  const dagName = await dagNameOf(ctx, args.positional[0]);
+  const run = await ctx.runs.get({ dagName, dagRunId: flag(args, 'run-id') ?? 'latest' });
+  if (args.flags.json) {
+    ctx.io.out(`${JSON.stringify({ dagRun: runDetail(ctx.deps, run) }, null, 2)}\n`);
+    return 0;
+  }
+  const s = run.status.run;
+  ctx.io.out(`${run.spec.dagName} ${run.spec.dagRunId}: ${runStatusLabel(s.status)}${s.error ? ` (${s.error})` : ''}\n`);
+  for (const n of [...s.nodes, ...s.handlers]) ctx.io.out(`  ${nodeStatusLabel(n.status).padEnd(20)} ${n.name}${n.error ? `: ${n.error}` : ''}\n`);
+  return 0;
+}
+
+const EMPTY = { metadata: { dagName: '', dagRunId: '', attemptId: '', status: '', completedAt: '0001-01-01T00:00:00Z', params: '' }, outputs: {} };
+
+export async function outputsCommand(ctx: CliContext, args: Args): Promise<number> {
+  const dagName = await dagNameOf(ctx, args.positional[0]);
+  const run = await ctx.runs.get({ dagName, dagRunId: flag(args, 'run-id') ?? 'latest' });
+  const key = { dagName: run.spec.dagName, dagRunId: run.spec.dagRunId };
+  const body = await ctx.deps.artifacts.readOutputs(key, run.status.attemptId);
+  const hasOutputs = body && Object.keys((body as ReturnType<typeof outputsBody>).outputs).length > 0;
+  ctx.io.out(`${JSON.stringify(hasOutputs ? body : EMPTY, null, 2)}\n`);
+  return 0;
+}

@@ -1,0 +1,40 @@
+/** The `svc` command line. */
+import { DomainError } from '../core/errors.js';
+import { parseArgs, UsageError } from './args.js';
+import { cliContext, type CliIO } from './context.js';
+import { outputsCommand, statusCommand } from './inspect.js';
+import { progressPrinter } from './progress.js';
+import { retryCommand, stopCommand } from './control.js';
+import { startCommand } from './start.js';
+import { dryCommand, validateCommand } from './validate.js';
+
+const USAGE = `usage: svc <command> [options]
+  start <file> [--params "..."] [--run-id <id>]   run a DAG in the foreground
+  status <dag> [--run-id <id>] [--json]          show a run (latest by default)
+  outputs <dag> [--run-id <id>]                  print a run's outputs.json
+  stop <dag> [--run-id <id>]                     stop a running run
+  retry <dag> --run-id <id>                      retry a finished run (failed steps and downstream)
+  validate <file>                                check a DAG file, every problem listed
+  dry <file>                                     show the plan without executing
+environment: SVC_DATA_DIR (state, default ~/.local/share/svc), SVC_DAGS_DIR (DAG files, default $SVC_DATA_DIR/dags)
+`;
+
+const COMMANDS = { start: startCommand, status: statusCommand, outputs: outputsCommand, stop: stopCommand, retry: retryCommand, validate: validateCommand, dry: dryCommand };
+
+export async function main(argv: string[], io: CliIO = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) }): Promise<number> {
+  const [name, ...rest] = argv;
+  const cmd = name ? COMMANDS[name as keyof typeof COMMANDS] : undefined;
+  if (!cmd) {
+    (name && name !== 'help' && name !== '--help' ? io.err : io.out)(USAGE);
+    return name && name !== 'help' && name !== '--help' ? 2 : 0;
+  }
+  const progress = name === 'start' || name === 'retry' ? progressPrinter(io.out) : undefined;
+  const ctx = cliContext(io, progress);
+  try {
+    return await cmd(ctx, parseArgs(rest, ['json']));
+  } catch (e) {
+    if (e instanceof UsageError) { io.err(`${e.message}\n`); return 2; }
+    if (e instanceof DomainError) { io.err(`error (${e.code}): ${e.message}\n`); return 1; }
+    throw e;
+  }
+}

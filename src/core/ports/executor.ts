@@ -1,0 +1,57 @@
+import type { ExecRef, ExecResult } from '../run/state.js';
+import type { StepDefinition } from '../spec/types.js';
+
+/** Where one execution writes its logs and records. All paths absolute. */
+export interface ExecFiles {
+  stdout: string;
+  /** Equal to stdout when logOutput is merged. */
+  stderr: string;
+  /** Extra copies requested by the step's `stdout:` / `stderr:` fields. */
+  stdoutCopy?: string;
+  stderrCopy?: string;
+  /** Exit code record (written by the process wrapper, read on adoption). */
+  exitFile: string;
+  /** Process record {pid, startedAt} for adoption after a crash. */
+  pidFile: string;
+  /** Directory for generated script files. */
+  scratchDir: string;
+}
+
+/** Everything an executor needs; commands and env are already expanded by the engine. */
+export interface ExecRequest {
+  exec: ExecRef;
+  step: StepDefinition;
+  /** Expanded command lines (shell steps). */
+  commands: string[];
+  /** Expanded script text, when the step has one. */
+  script?: string;
+  /** Shell argv prefix, e.g. ['/bin/sh', '-e']; empty array means run the command without a shell. */
+  shell: string[];
+  /** True when the shell came from the step or DAG (a shebang is then not honoured). */
+  shellExplicit: boolean;
+  env: Record<string, string>;
+  workingDir: string;
+  files: ExecFiles;
+  /** Values to mask as ******* in logs and captured output. */
+  secrets: string[];
+  maxOutputSize: number;
+  /** 0 = none. */
+  timeoutMs: number;
+  /** Capture stdout for `output:`. */
+  capture: boolean;
+}
+
+export interface RunningExec {
+  readonly result: Promise<ExecResult>;
+  signal(signal: string): void;
+}
+
+/** Runs one execution of a step of a given type. Each step type has one (runtime/). */
+export interface StepExecutor {
+  start(req: ExecRequest): RunningExec;
+  /**
+   * Re-attaches to an execution started by a previous process (after a crash). Returns undefined
+   * when nothing of it is left to adopt (the caller then treats it as interrupted).
+   */
+  adopt?(req: ExecRequest): Promise<RunningExec | undefined>;
+}

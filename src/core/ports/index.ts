@@ -1,0 +1,4 @@
+export * from './run-store.js';
+export * from './clock.js';
+export * from './executor.js';
+export * from './engine-ports.js';

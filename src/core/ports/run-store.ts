@@ -1,0 +1,34 @@
+import type { DagRunResource, DagRunStatus } from '../resources.js';
+
+export interface RunKey {
+  dagName: string;
+  dagRunId: string;
+}
+
+export interface RunListFilter {
+  dagName?: string;
+  /** Only root runs (no parent). */
+  rootOnly?: boolean;
+}
+
+/**
+ * Stores DagRun resources. Both backends implement it (files; Kubernetes custom resources).
+ * - create fails with AlreadyExistsError when the run id exists for that DAG name;
+ * - updateStatus is compare-and-swap on metadata.resourceVersion (ConflictError when it moved);
+ *   it replaces status only, like the Kubernetes status subresource;
+ * - get returns undefined when absent; list returns newest first (creationTimestamp, then name).
+ */
+export interface RunStore {
+  create(run: DagRunResource): Promise<DagRunResource>;
+  get(key: RunKey): Promise<DagRunResource | undefined>;
+  updateStatus(key: RunKey, resourceVersion: string, status: DagRunStatus): Promise<DagRunResource>;
+  list(filter?: RunListFilter): Promise<DagRunResource[]>;
+  delete(key: RunKey): Promise<void>;
+  /** Records a stop request outside the status the driver owns (a spec field in Kubernetes). */
+  requestStop(key: RunKey): Promise<void>;
+  isStopRequested(key: RunKey): Promise<boolean>;
+  /** Forgets a stop request (a retried run starts clean). */
+  clearStop?(key: RunKey): Promise<void>;
+  /** Where this run's files (logs, outputs.json, exec records) live; embedded only concerns. */
+  runDir(key: RunKey): string;
+}

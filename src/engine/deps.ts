@@ -1,0 +1,27 @@
+import type { ArtifactStore, CommandRunner, DagSource, EngineLogger, SecretProvider } from '../core/ports/engine-ports.js';
+import type { Clock, IdGen } from '../core/ports/clock.js';
+import type { StepExecutor } from '../core/ports/executor.js';
+import type { RunStore } from '../core/ports/run-store.js';
+import type { DagRunResource } from '../core/resources.js';
+
+/** Everything the engine needs, as ports; main/ wires the adapters of one backend. */
+export interface EngineDeps {
+  store: RunStore;
+  artifacts: ArtifactStore;
+  /** Executors by step type; `shell` is required. */
+  executors: Partial<Record<string, StepExecutor>>;
+  commands: CommandRunner;
+  secrets: SecretProvider;
+  dags: DagSource;
+  clock: Clock;
+  ids: IdGen;
+  log: EngineLogger;
+  /** The service's own environment (config reads it; the engine filters it for steps). */
+  systemEnv: Record<string, string>;
+  /** Default shell argv, e.g. ['/bin/sh']; `-e` is appended for sh-like shells (SPEC 2.2). */
+  defaultShell: string[];
+  /** How often a driver checks for a stop request made by another process (ms). */
+  stopPollMs?: number;
+  /** Called after every saved change of a run (CLI progress, API caches, metrics). */
+  onChange?: (run: DagRunResource) => void;
+}

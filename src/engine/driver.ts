@@ -1,0 +1,114 @@
+/**
+ * The run driver: the one writer of a run's status. It feeds observations to decide(), saves the new
+ * state with compare-and-swap, then applies the effects. Event-driven: a finished execution wakes
+ * the loop at once; timers only for retry/repeat intervals, timeouts and the stop-request poll.
+ * After a crash, driving the same run again adopts executions still running (or reports them
+ * interrupted) and finishes the rest: a run is never left running forever.
+ */
+import { decide } from '../core/run/decide.js';
+import type { ExecRef, Observation, RunState } from '../core/run/state.js';
+import { execKey } from '../core/run/state.js';
+import { liveExecs, isResolving } from '../core/run/context.js';
+import { isRunTerminal } from '../core/run/status.js';
+import type { RunKey } from '../core/ports/run-store.js';
+import type { DagRunResource } from '../core/resources.js';
+import { ConflictError, NotFoundError } from '../core/errors.js';
+import type { EngineDeps } from './deps.js';
+import { EffectApplier } from './effects.js';
+import { prepareRunContext } from './run-context.js';
+
+export class RunDriver {
+  constructor(private readonly deps: EngineDeps) {}
+
+  /** Drives the run to a terminal status and returns the final resource. */
+  async drive(key: RunKey): Promise<DagRunResource> {
+    let run = await this.deps.store.get(key);
+    if (!run) throw new NotFoundError(`dag-run ${key.dagRunId} of ${key.dagName} not found`);
+    if (isRunTerminal(run.status.run.status)) return run;
+    const ctx = await prepareRunContext(run, this.deps);
+    const loop = new Loop();
+    const applier = new EffectApplier(this.deps, run, ctx, (o) => loop.push(o));
+    const resumed = run.status.run.status !== 0 && run.status.run.status !== 5;
+    if (resumed) await this.resume(run, applier);
+    let stopSeen = false;
+    for (;;) {
+      if (!stopSeen && await this.deps.store.isStopRequested(key)) {
+        stopSeen = true;
+        loop.push({ type: 'stop' });
+      }
+      const d = decide(run.spec.definition, run.status.run, loop.take(), this.deps.clock.now());
+      run = await this.save(run, d.state);
+      applier.setRun(run);
+      await applier.applyAll(d.effects);
+      if (isRunTerminal(run.status.run.status) && applier.liveCount() === 0) break;
+      await loop.wait(d.wakeAt ? Date.parse(d.wakeAt) - this.deps.clock.now() : Infinity, stopSeen ? Infinity : this.deps.stopPollMs ?? 250);
+    }
+    await applier.finish();
+    return run;
+  }
+
+  /** Re-attaches to whatever the previous driver left running. */
+  private async resume(run: DagRunResource, applier: EffectApplier): Promise<void> {
+    const state = run.status.run;
+    this.deps.log.info('Resumed dag-run', { dag: run.spec.dagName, dagRunId: run.spec.dagRunId });
+    const all = [...state.nodes, ...state.handlers];
+    for (const node of all) {
+      for (const exec of liveExecs(node)) await applier.adopt(exec);
+      if (isResolving(node)) await applier.applyAll([{ kind: 'resolveItems', node: node.name }]);
+    }
+    if (state.stage === 'preconditions') await applier.applyAll([{ kind: 'checkPreconditions' }]);
+  }
+
+  private async save(run: DagRunResource, state: RunState): Promise<DagRunResource> {
+    if (JSON.stringify(state) === JSON.stringify(run.status.run)) return run;
+    const status = { ...run.status, run: state };
+    for (let i = 0; ; i++) {
+      try {
+        const saved = await this.deps.store.updateStatus(key(run), run.metadata.resourceVersion, status);
+        this.deps.onChange?.(saved);
+        return saved;
+      } catch (e) {
+        // The driver owns status: on a conflict (another writer touched the object) re-read and re-apply.
+        if (!(e instanceof ConflictError) || i > 5) throw e;
+        const fresh = await this.deps.store.get(key(run));
+        if (!fresh) throw e;
+        run = fresh;
+      }
+    }
+  }
+}
+
+const key = (run: DagRunResource): RunKey => ({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
+
+/** An inbox of observations with a wake-up that fires on the first push or a timeout. */
+class Loop {
+  private inbox: Observation[] = [];
+  private wakeUp: (() => void) | undefined;
+
+  push(o: Observation): void {
+    this.inbox.push(o);
+    this.wakeUp?.();
+  }
+
+  take(): Observation[] {
+    return this.inbox.splice(0);
+  }
+
+  wait(timerMs: number, pollMs: number): Promise<void> {
+    if (this.inbox.length > 0) return Promise.resolve();
+    const ms = Math.max(0, Math.min(timerMs, pollMs));
+    return new Promise((resolve) => {
+      const t = Number.isFinite(ms) ? setTimeout(done, ms) : undefined;
+      const self = this;
+      function done(): void {
+        if (t) clearTimeout(t);
+        self.wakeUp = undefined;
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+}
+
+export type { ExecRef };
+export { execKey };

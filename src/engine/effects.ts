@@ -1,0 +1,162 @@
+/** Applies decide()'s effects: executions, signals, precondition checks, item resolution, the finish. */
+import type { Effect, ExecRef, ExecResult, Observation } from '../core/run/state.js';
+import { execKey, stepOf } from '../core/run/state.js';
+import { findNode } from '../core/run/context.js';
+import { outputMatches } from '../core/run/policy.js';
+import type { RunningExec } from '../core/ports/executor.js';
+import type { DagRunResource } from '../core/resources.js';
+import type { NodeState } from '../core/run/state.js';
+import type { StepDefinition } from '../core/spec/types.js';
+import { parseParallelItems, itemToString } from '../core/vars/items.js';
+import { expandVars } from '../core/vars/expand.js';
+import { checkPreconditions, conditionHolds, type ConditionEnv } from './conditions.js';
+import type { EngineDeps } from './deps.js';
+import { buildRequest, runKey, type BuiltRequest } from './exec-request.js';
+import { finishRun, waitingStepsEnv } from './finish.js';
+import type { RunContext } from './run-context.js';
+import { shellFor } from './shell.js';
+import { runSubDag } from './subdag.js';
+
+export class EffectApplier {
+  private readonly live = new Map<string, RunningExec>();
+  private readonly busy = new Set<string>();
+  private readonly pendingSignals = new Map<string, string>();
+  private tasks = 0;
+
+  constructor(private readonly deps: EngineDeps, private run: DagRunResource, private readonly ctx: RunContext, private readonly push: (o: Observation) => void) {}
+
+  setRun(run: DagRunResource): void {
+    this.run = run;
+  }
+
+  liveCount(): number {
+    return this.busy.size + this.tasks;
+  }
+
+  async applyAll(effects: Effect[]): Promise<void> {
+    for (const e of effects) {
+      switch (e.kind) {
+        case 'exec': this.track(execKey(e.exec), this.execute(e.exec, false)); break;
+        case 'signal': this.signal(e.exec, e.signal); break;
+        case 'checkPreconditions': this.task(this.dagPreconditions()); break;
+        case 'resolveItems': this.task(this.resolveItems(e.node)); break;
+        case 'finished': await finishRun(this.deps, this.run, this.ctx); break;
+      }
+    }
+  }
+
+  async adopt(exec: ExecRef): Promise<void> {
+    this.track(execKey(exec), this.execute(exec, true));
+  }
+
+  async finish(): Promise<void> {
+    await this.deps.artifacts.appendRunLog(runKey(this.run), this.run.status.attemptId, `finished with status ${this.run.status.run.status}`);
+  }
+
+  private track(key: string, p: Promise<void>): void {
+    this.busy.add(key);
+    void p.finally(() => this.busy.delete(key));
+  }
+
+  private task(p: Promise<void>): void {
+    this.tasks += 1;
+    void p.finally(() => { this.tasks -= 1; });
+  }
+
+  private signal(exec: ExecRef, sig: string): void {
+    const running = this.live.get(execKey(exec));
+    if (running) running.signal(sig);
+    else this.pendingSignals.set(execKey(exec), sig);
+  }
+
+  private async execute(exec: ExecRef, adopting: boolean): Promise<void> {
+    const key = execKey(exec);
+    let result: ExecResult;
+    try {
+      result = await this.runExec(exec, adopting);
+    } catch (e) {
+      result = { exitCode: 1, error: e instanceof Error ? e.message : String(e) };
+    } finally {
+      this.live.delete(key);
+      this.pendingSignals.delete(key);
+    }
+    this.push({ type: 'execFinished', exec, result });
+  }
+
+  private async runExec(exec: ExecRef, adopting: boolean): Promise<ExecResult> {
+    const node = findNode(this.run.status.run, exec.node);
+    const step = node && stepOf(this.run.spec.definition, node);
+    if (!node || !step) throw new Error(`unknown step ${exec.node}`);
+    const extra = node.handler === 'wait' ? [waitingStepsEnv(this.run)] : node.handler ? [{ name: 'DAG_RUN_STATUS', value: String(this.run.status.run.outcome ?? '') }] : [];
+    const built = await buildRequest(this.deps, this.run, this.ctx, node, step, exec, extra);
+    if (!adopting && step.preconditions.length > 0) {
+      const pre = await checkPreconditions(step.preconditions, this.condEnv(built));
+      if (!pre.met) return { exitCode: 0, skipped: true, error: pre.error ?? 'preconditions not met' };
+    }
+    if (step.call) return runSubDag(this.deps, this.run, this.ctx, node, step, exec, built, (o) => this.push(o), (r) => this.live.set(execKey(exec), r));
+    const running = await this.startExecutor(step, built, adopting);
+    if (!running) return { exitCode: 1, error: 'interrupted: the engine stopped while the step ran' };
+    this.live.set(execKey(exec), running);
+    const pending = this.pendingSignals.get(execKey(exec));
+    if (pending) running.signal(pending);
+    const result = await running.result;
+    return this.postProcess(step, built, result);
+  }
+
+  private async startExecutor(step: StepDefinition, built: BuiltRequest, adopting: boolean): Promise<RunningExec | undefined> {
+    const executor = this.deps.executors[step.type];
+    if (!executor) throw new Error(`step type "${step.type}" is not supported by this backend`);
+    if (!adopting) return executor.start(built.req);
+    return executor.adopt ? executor.adopt(built.req) : undefined;
+  }
+
+  /** continueOn.output scans the stdout log; repeatPolicy's condition is evaluated after each run. */
+  private async postProcess(step: StepDefinition, built: BuiltRequest, result: ExecResult): Promise<ExecResult> {
+    const r = { ...result };
+    if (r.output === undefined && built.req.capture && !r.error) {
+      r.output = ((await this.deps.artifacts.readText(built.req.files.stdout, built.req.maxOutputSize)) ?? '').trim();
+    }
+    if (r.exitCode !== 0 && step.continueOn.output.length > 0) {
+      const stdout = (await this.deps.artifacts.readText(built.req.files.stdout, 16 * 1024 * 1024)) ?? '';
+      r.outputMatched = outputMatches(step.continueOn.output.map((p) => expandVars(p, built.lookup)), stdout);
+    }
+    const rp = step.repeatPolicy;
+    if (rp?.condition) {
+      const env = { ...built.req.env, ...(r.output !== undefined && step.output ? { [step.output.name]: r.output } : {}) };
+      const ce = { ...this.condEnv(built), env, lookup: this.ctx.lookup(env) };
+      r.conditionMatched = await conditionHolds(rp.condition, rp.expected, ce);
+    }
+    return r;
+  }
+
+  private condEnv(built: BuiltRequest): ConditionEnv {
+    return { lookup: built.lookup, runCommand: this.ctx.runCommand, commands: this.deps.commands, cwd: built.req.workingDir, env: built.req.env, shell: built.req.shell.length ? built.req.shell : ['/bin/sh'] };
+  }
+
+  private async dagPreconditions(): Promise<void> {
+    let obs: Observation;
+    try {
+      const env = await this.ctx.stepEnv({ env: [] } as unknown as StepDefinition, this.run.status.run, { node: '', attempt: 0 }, []);
+      const shell = shellFor(undefined, this.run.spec.definition, this.deps.defaultShell).argv;
+      const r = await checkPreconditions(this.run.spec.definition.preconditions, {
+        lookup: this.ctx.lookup(env), runCommand: this.ctx.runCommand, commands: this.deps.commands, cwd: this.ctx.workingDir, env, shell,
+      });
+      obs = { type: 'preconditions', met: r.met, ...(r.error ? { error: r.error } : {}) };
+    } catch (e) {
+      obs = { type: 'preconditions', met: false, error: `precondition error: ${e instanceof Error ? e.message : String(e)}` };
+    }
+    this.push(obs);
+  }
+
+  private async resolveItems(name: string): Promise<void> {
+    const node = findNode(this.run.status.run, name) as NodeState;
+    const step = stepOf(this.run.spec.definition, node)!;
+    const raw = step.parallel?.items;
+    let items: string[] = [];
+    if (typeof raw === 'string') {
+      const env = await this.ctx.stepEnv(step, this.run.status.run, { node: name, attempt: 0 }, []);
+      items = parseParallelItems(expandVars(raw, this.ctx.lookup(env), { keepUnknown: false })).map(itemToString);
+    }
+    this.push({ type: 'items', node: name, items });
+  }
+}

@@ -1,0 +1,51 @@
+/** Builds the ExecRequest of one execution: expanded commands, environment, files. */
+import type { ExecRequest } from '../core/ports/executor.js';
+import type { DagRunResource } from '../core/resources.js';
+import type { ExecRef, NodeState } from '../core/run/state.js';
+import type { EnvEntry, StepDefinition } from '../core/spec/types.js';
+import { expandVars } from '../core/vars/expand.js';
+import type { EngineDeps } from './deps.js';
+import { resolvePath, type RunContext } from './run-context.js';
+import { shellFor } from './shell.js';
+
+export const runKey = (run: DagRunResource) => ({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
+
+export function execFiles(deps: EngineDeps, run: DagRunResource, step: StepDefinition, exec: ExecRef) {
+  const merged = (step.logOutput ?? run.spec.definition.logOutput) === 'merged';
+  return deps.artifacts.execPaths(runKey(run), run.status.attemptId, exec.node, exec.attempt, exec.item, merged);
+}
+
+export interface BuiltRequest {
+  req: ExecRequest;
+  lookup: (n: string) => string | undefined;
+}
+
+export async function buildRequest(deps: EngineDeps, run: DagRunResource, ctx: RunContext, node: NodeState, step: StepDefinition, exec: ExecRef, extra: EnvEntry[]): Promise<BuiltRequest> {
+  const def = run.spec.definition;
+  const paths = execFiles(deps, run, step, exec);
+  const item = exec.item !== undefined ? node.items?.find((i) => i.index === exec.item)?.item : undefined;
+  const builtins: EnvEntry[] = [
+    { name: 'DAG_RUN_STEP_NAME', value: node.name },
+    { name: 'DAG_RUN_STEP_STDOUT_FILE', value: paths.stdout },
+    { name: 'DAG_RUN_STEP_STDERR_FILE', value: paths.stderr },
+    ...(item !== undefined ? [{ name: 'ITEM', value: item }] : []),
+    ...extra,
+  ];
+  const env = await ctx.stepEnv(step, run.status.run, exec, builtins);
+  const lookup = ctx.lookup(env);
+  const x = (s: string) => expandVars(s, lookup);
+  const workingDir = resolvePath(ctx.workingDir, x(step.workingDir ?? '.'));
+  const shell = shellFor(step, def, deps.defaultShell);
+  const timeoutSec = step.timeoutSec ?? 0;
+  const req: ExecRequest = {
+    exec, step, commands: step.commands.map(x), shell: shell.argv, shellExplicit: shell.explicit, env, workingDir,
+    files: {
+      ...paths,
+      ...(step.stdout ? { stdoutCopy: resolvePath(ctx.workingDir, x(step.stdout)) } : {}),
+      ...(step.stderr ? { stderrCopy: resolvePath(ctx.workingDir, x(step.stderr)) } : {}),
+    },
+    secrets: ctx.secretValues, maxOutputSize: def.maxOutputSize, timeoutMs: timeoutSec * 1000, capture: !!step.output,
+    ...(step.script !== undefined ? { script: x(step.script) } : {}),
+  };
+  return { req, lookup };
+}

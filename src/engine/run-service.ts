@@ -1,0 +1,91 @@
+/** Run operations over the ports: start, retry, stop, status; the same code for both backends. */
+import type { LoadedDag } from '../core/ports/engine-ports.js';
+import type { RunKey } from '../core/ports/run-store.js';
+import type { DagRunResource, RunTrigger } from '../core/resources.js';
+import { isValidRunId } from '../core/resources.js';
+import { BadRequestError, DomainError, NotFoundError } from '../core/errors.js';
+import { isRunActive, isRunTerminal } from '../core/run/status.js';
+import type { EngineDeps } from './deps.js';
+import { RunDriver } from './driver.js';
+import { newRunResource } from './run-factory.js';
+import { prepareRetry } from './retry.js';
+
+export interface StartOptions {
+  params?: string;
+  dagRunId?: string;
+  dagName?: string;
+  trigger?: RunTrigger;
+  extraEnv?: Record<string, string>;
+  /** Working directory for DAGs that come from no file. */
+  defaultWorkingDir?: string;
+}
+
+export class RunService {
+  private readonly driver: RunDriver;
+
+  constructor(private readonly deps: EngineDeps) {
+    this.driver = new RunDriver(deps);
+  }
+
+  /** Creates the run resource (not yet driven). */
+  async create(dag: LoadedDag, o: StartOptions = {}): Promise<DagRunResource> {
+    if (dag.errors.length > 0) throw new BadRequestError(`invalid DAG: ${dag.errors.join('; ')}`, { errors: dag.errors });
+    const dagRunId = o.dagRunId ?? this.deps.ids.next();
+    if (!isValidRunId(dagRunId)) throw new BadRequestError(`invalid dag-run id "${dagRunId}": use letters, digits, _ . - (max 64)`);
+    await this.pruneHistory(o.dagName ?? dag.definition.name, dag.definition.histRetentionDays);
+    const run = newRunResource(this.deps, {
+      definition: dag.definition, localDags: dag.localDags, sourceFile: dag.sourceFile, dagRunId, params: o.params ?? '',
+      trigger: o.trigger ?? 'manual', workingDir: o.defaultWorkingDir,
+      ...(o.dagName ? { dagName: o.dagName } : {}), ...(o.extraEnv ? { extraEnv: o.extraEnv } : {}),
+    });
+    return this.deps.store.create(run);
+  }
+
+  /** Drives a run to its end (the caller decides whether to await it). */
+  drive(key: RunKey): Promise<DagRunResource> {
+    return this.driver.drive(key);
+  }
+
+  async get(key: RunKey): Promise<DagRunResource> {
+    const run = key.dagRunId === 'latest' ? await this.latest(key.dagName) : await this.deps.store.get(key);
+    if (!run) throw new NotFoundError(`dag-run ${key.dagRunId} of DAG ${key.dagName} not found`);
+    return run;
+  }
+
+  async latest(dagName: string): Promise<DagRunResource | undefined> {
+    const runs = await this.deps.store.list({ dagName, rootOnly: true });
+    return runs[0];
+  }
+
+  async stop(key: RunKey): Promise<void> {
+    const run = await this.get(key);
+    if (!isRunActive(run.status.run.status)) throw new DomainError('not_running', `dag-run ${run.spec.dagRunId} is not running`);
+    await this.deps.store.requestStop({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
+  }
+
+  /** A new attempt of a finished run under the same id. */
+  async retry(key: RunKey): Promise<DagRunResource> {
+    const run = await this.get(key);
+    if (!isRunTerminal(run.status.run.status)) throw new DomainError('already_running', `dag-run ${run.spec.dagRunId} is still running`);
+    const attemptId = this.deps.ids.next();
+    const k = { dagName: run.spec.dagName, dagRunId: run.spec.dagRunId };
+    await this.deps.store.clearStop?.(k);
+    return this.deps.store.updateStatus(k, run.metadata.resourceVersion, {
+      ...run.status, attemptId, log: this.deps.artifacts.runLogPath(k, attemptId),
+      run: prepareRetry(run.spec.definition, run.status.run),
+    });
+  }
+
+  /** SPEC 2.2 histRetentionDays: finished runs older than the window are deleted (0: all, -1: none). */
+  private async pruneHistory(dagName: string, days: number): Promise<void> {
+    if (days < 0) return;
+    const cutoff = this.deps.clock.now() - days * 86_400_000;
+    const runs = await this.deps.store.list({ dagName });
+    for (const r of runs) {
+      const fin = r.status.run.finishedAt;
+      if (isRunTerminal(r.status.run.status) && fin && Date.parse(fin) <= cutoff) {
+        await this.deps.store.delete({ dagName, dagRunId: r.spec.dagRunId });
+      }
+    }
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * A step that calls another DAG (SPEC 2.3 call, 2.6 dag): the child is a DagRun of its own with
+ * parent and root references, driven by the same engine. Its id is derived from the parent run,
+ * step and attempt, so a repeated effect (after a crash) adopts the child instead of starting twice.
+ */
+import { createHash } from 'node:crypto';
+import type { RunningExec } from '../core/ports/executor.js';
+import type { DagRunResource } from '../core/resources.js';
+import type { ExecRef, ExecResult, NodeState, Observation } from '../core/run/state.js';
+import { RunStatus, isRunSuccess, isRunTerminal } from '../core/run/status.js';
+import type { StepDefinition } from '../core/spec/types.js';
+import { expandVars } from '../core/vars/expand.js';
+import { AlreadyExistsError } from '../core/errors.js';
+import type { EngineDeps } from './deps.js';
+import type { BuiltRequest } from './exec-request.js';
+import type { RunContext } from './run-context.js';
+import { RunDriver } from './driver.js';
+import { newRunResource } from './run-factory.js';
+
+export function childRunId(parent: DagRunResource, exec: ExecRef): string {
+  const h = createHash('sha256').update(`${parent.spec.dagRunId}/${parent.status.attemptId}/${exec.node}/${exec.item ?? ''}/${exec.attempt}`).digest('hex');
+  return h.slice(0, 32);
+}
+
+function paramsString(step: StepDefinition, lookup: (n: string) => string | undefined, item?: string): string {
+  const p = step.params;
+  if (p === undefined) return item ?? '';
+  if (typeof p === 'string') return expandVars(p, lookup);
+  return expandVars(JSON.stringify(p), lookup);
+}
+
+export async function runSubDag(
+  deps: EngineDeps, parent: DagRunResource, ctx: RunContext, node: NodeState, step: StepDefinition, exec: ExecRef,
+  built: BuiltRequest, push: (o: Observation) => void, setLive: (r: RunningExec) => void,
+): Promise<ExecResult> {
+  const name = expandVars(step.call!, built.lookup);
+  const local = parent.spec.localDags[name];
+  const found = local ? { definition: local, localDags: parent.spec.localDags, sourceFile: parent.spec.sourceFile, errors: [] } : await deps.dags.find(name);
+  if (!found) return { exitCode: 1, error: `sub-DAG "${name}" not found` };
+  if (found.errors.length > 0) return { exitCode: 1, error: `sub-DAG "${name}" is invalid: ${found.errors.join('; ')}` };
+  const item = exec.item !== undefined ? node.items?.find((i) => i.index === exec.item)?.item : undefined;
+  const dagRunId = childRunId(parent, exec);
+  const child = newRunResource(deps, {
+    definition: found.definition, localDags: found.localDags, sourceFile: found.sourceFile,
+    dagRunId, params: paramsString(step, built.lookup, item), trigger: 'subdag',
+    parent: { name: parent.spec.dagName, dagRunId: parent.spec.dagRunId }, root: parent.spec.root,
+    workingDir: found.definition.workingDir ? undefined : ctx.workingDir,
+  });
+  try {
+    await deps.store.create(child);
+  } catch (e) {
+    if (!(e instanceof AlreadyExistsError)) throw e;
+  }
+  const key = { dagName: child.spec.dagName, dagRunId };
+  push({ type: 'subRun', exec, subRun: { dagRunId, name: child.spec.dagName, params: child.spec.params, status: RunStatus.Running } });
+  setLive({ result: Promise.resolve({ exitCode: 0 }), signal: () => void deps.store.requestStop(key) });
+  const done = await new RunDriver(deps).drive(key);
+  const status = done.status.run.status;
+  push({ type: 'subRun', exec, subRun: { dagRunId, name: child.spec.dagName, params: child.spec.params, status } });
+  const output = JSON.stringify({ name: child.spec.dagName, dagRunId, status, outputs: done.status.run.outputs });
+  if (isRunSuccess(status)) return { exitCode: 0, output, ...(status === RunStatus.PartiallySucceeded ? { partial: true } : {}) };
+  const aborted = status === RunStatus.Aborted ? { signal: 'SIGTERM' } : {};
+  return { exitCode: 1, output, ...aborted, error: `sub-DAG run ${dagRunId} ${isRunTerminal(status) ? 'ended' : 'is'} with status ${status}` };
+}

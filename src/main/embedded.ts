@@ -1,0 +1,32 @@
+/** Wiring of the embedded backend: files for state, local processes for steps. */
+import { randomBytes } from 'node:crypto';
+import { LocalRunStore } from '../adapters/store/local/run-store.js';
+import { FsArtifactStore } from '../adapters/artifacts/fs-artifacts.js';
+import { FsDagSource } from '../adapters/dagsource/fs-dags.js';
+import type { Config } from '../config/config.js';
+import type { EngineLogger } from '../core/ports/engine-ports.js';
+import type { IdGen } from '../core/ports/clock.js';
+import type { EngineDeps } from '../engine/deps.js';
+import { ProcessExecutor } from '../runtime/shell/process.js';
+import { ShellCommandRunner } from '../runtime/commands/shell-runner.js';
+import { BuiltinSecretProvider } from '../runtime/secrets/providers.js';
+import type { DagRunResource } from '../core/resources.js';
+
+/** Time-ordered ids: 12 hex digits of milliseconds, then 16 random hex digits (sortable like UUIDv7). */
+export const timeIds = (now: () => number): IdGen => ({
+  next: () => `${now().toString(16).padStart(12, '0')}${randomBytes(8).toString('hex')}`,
+});
+
+export function embeddedDeps(config: Config, log: EngineLogger, onChange?: (run: DagRunResource) => void): EngineDeps {
+  const store = new LocalRunStore({ dataDir: config.dataDir });
+  const shell = new ProcessExecutor();
+  const clock = { now: () => Date.now() };
+  return {
+    store, artifacts: new FsArtifactStore(store), executors: { shell, container: undefined },
+    commands: new ShellCommandRunner(), secrets: new BuiltinSecretProvider(), dags: new FsDagSource(config.dagsDir),
+    clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, defaultShell: config.defaultShell,
+    ...(onChange ? { onChange } : {}),
+  };
+}
+
+export { loadDagFile } from '../adapters/dagsource/fs-dags.js';

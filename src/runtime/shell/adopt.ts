@@ -1,0 +1,46 @@
+/**
+ * Adoption after a crash: the previous engine process died while this execution ran. If its process
+ * group still lives, wait for it and read the exit code its wrapper records; if it already ended,
+ * read the recorded code. Output written after the crash is lost (the pipes died with the engine).
+ */
+import { readFile } from 'node:fs/promises';
+import type { ExecRequest, RunningExec } from '../../core/ports/executor.js';
+import type { ExecResult } from '../../core/run/state.js';
+import { killGroup, readExitFile } from './process.js';
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function readPid(path: string): Promise<number | undefined> {
+  try {
+    const rec = JSON.parse(await readFile(path, 'utf8')) as { pid?: number };
+    return typeof rec.pid === 'number' && rec.pid > 0 ? rec.pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function adoptProcess(req: ExecRequest): Promise<RunningExec | undefined> {
+  const pid = await readPid(req.files.pidFile);
+  const recorded = await readExitFile(req.files.exitFile);
+  if (recorded !== undefined) return { result: Promise.resolve(fromCode(recorded)), signal: () => undefined };
+  if (pid === undefined || !alive(pid)) return undefined;
+  let stopped: string | undefined;
+  const result = new Promise<ExecResult>((resolve) => {
+    const poll = setInterval(() => {
+      if (alive(pid)) return;
+      clearInterval(poll);
+      void readExitFile(req.files.exitFile).then((code) =>
+        resolve(code === undefined ? { exitCode: 1, error: 'interrupted: exit status unknown', ...(stopped ? { signal: stopped } : {}) } : { ...fromCode(code), ...(stopped ? { signal: stopped } : {}) }));
+    }, 200);
+  });
+  return { result, signal: (sig) => { stopped = sig; killGroup(pid, sig); } };
+}
+
+const fromCode = (code: number): ExecResult => (code === 0 ? { exitCode: 0 } : { exitCode: code, error: `exit status ${code}` });

@@ -1,0 +1,139 @@
+/**
+ * The process executor: runs a shell-type execution as local child processes.
+ * Each command runs under a tiny sh wrapper that records its exit code in a file, in its own process
+ * group (so a stop signal reaches the whole tree), with both pipes streamed through the secret masker
+ * into the log files. A process record lets a restarted engine adopt an execution still running.
+ */
+import { spawn } from 'node:child_process';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { constants as osConstants } from 'node:os';
+import type { ExecRequest, RunningExec, StepExecutor } from '../../core/ports/executor.js';
+import type { ExecResult } from '../../core/run/state.js';
+import { commandArgvs } from './argv.js';
+import { adoptProcess } from './adopt.js';
+import { LogSink, newCapture, pump, type Capture } from './sink.js';
+
+/** $0 is the exit file; the command follows. The code is written atomically (tmp + mv). */
+const WRAPPER = 'c=0; "$@" || c=$?; echo "$c" > "$0.tmp" && mv "$0.tmp" "$0"; exit "$c"';
+
+export const signalNumber = (sig: string): number => (osConstants.signals as Record<string, number>)[sig] ?? 15;
+
+export class ProcessExecutor implements StepExecutor {
+  start(req: ExecRequest): RunningExec {
+    const state: Live = { pid: 0, stopped: undefined, timedOut: false };
+    const result = runAll(req, state);
+    return { result, signal: (sig) => sendSignal(state, sig) };
+  }
+
+  adopt(req: ExecRequest): Promise<RunningExec | undefined> {
+    return adoptProcess(req);
+  }
+}
+
+interface Live {
+  pid: number;
+  stopped: string | undefined;
+  timedOut: boolean;
+}
+
+function sendSignal(state: Live, sig: string): void {
+  state.stopped = sig;
+  if (state.pid > 0) killGroup(state.pid, sig);
+}
+
+export function killGroup(pid: number, sig: string): void {
+  try {
+    process.kill(-pid, sig as NodeJS.Signals);
+  } catch {
+    try { process.kill(pid, sig as NodeJS.Signals); } catch { /* already gone */ }
+  }
+}
+
+async function runAll(req: ExecRequest, state: Live): Promise<ExecResult> {
+  await prepareDirs(req);
+  const scriptFile = req.script !== undefined ? await writeScript(req) : undefined;
+  const out = new LogSink([req.files.stdout, ...(req.files.stdoutCopy ? [req.files.stdoutCopy] : [])]);
+  const merged = req.files.stderr === req.files.stdout;
+  const err = merged ? out : new LogSink([req.files.stderr, ...(req.files.stderrCopy ? [req.files.stderrCopy] : [])]);
+  const capture = req.capture ? newCapture() : undefined;
+  const deadline = req.timeoutMs > 0 ? Date.now() + req.timeoutMs : 0;
+  let code = 0;
+  let signal: string | undefined;
+  try {
+    for (const argv of commandArgvs(req, scriptFile)) {
+      if (state.stopped) break;
+      ({ code, signal } = await runOne(req, argv, { out, err, capture, state, deadline }));
+      if (code !== 0 || signal) break;
+    }
+  } finally {
+    await Promise.all([out.close(), merged ? undefined : err.close()]);
+    if (scriptFile) await rm(scriptFile, { force: true });
+  }
+  return toResult(req, code, signal ?? state.stopped, state.timedOut, capture);
+}
+
+function toResult(req: ExecRequest, code: number, signal: string | undefined, timedOut: boolean, capture?: Capture): ExecResult {
+  const r: ExecResult = { exitCode: code };
+  if (timedOut) return { exitCode: 124, timedOut: true, error: `step timed out after ${req.timeoutMs / 1000}s` };
+  if (signal && code !== 0) { r.signal = signal; r.error = `signal: ${signal}`; }
+  else if (code !== 0) r.error = `exit status ${code}`;
+  if (capture) {
+    if (capture.overflow) return { exitCode: code || 1, error: `output exceeded maximum size limit (${req.maxOutputSize} bytes)` };
+    r.output = capture.chunks.join('').trim();
+  }
+  return r;
+}
+
+interface RunCtx { out: LogSink; err: LogSink; capture: Capture | undefined; state: Live; deadline: number }
+
+function runOne(req: ExecRequest, argv: string[], ctx: RunCtx): Promise<{ code: number; signal?: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('/bin/sh', ['-c', WRAPPER, req.files.exitFile, ...argv], {
+      cwd: req.workingDir, env: req.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const pumps = [pump(child.stdout!, ctx.out, req.secrets, ctx.capture, req.maxOutputSize), pump(child.stderr!, ctx.err, req.secrets)];
+    child.on('error', (e) => {
+      ctx.err.write(`${e.message}\n`);
+      resolve({ code: 127 });
+    });
+    child.on('spawn', () => {
+      ctx.state.pid = child.pid ?? 0;
+      void writeFile(req.files.pidFile, JSON.stringify({ pid: child.pid, startedAt: new Date().toISOString() })).catch(() => undefined);
+      if (ctx.state.stopped) killGroup(ctx.state.pid, ctx.state.stopped);
+      if (ctx.deadline > 0) {
+        timer = setTimeout(() => { ctx.state.timedOut = true; killGroup(ctx.state.pid, 'SIGKILL'); }, Math.max(0, ctx.deadline - Date.now()));
+      }
+    });
+    child.on('close', (code, sig) => {
+      if (timer) clearTimeout(timer);
+      ctx.state.pid = 0;
+      void Promise.all(pumps).then(() => resolve(sig ? { code: 128 + signalNumber(sig), signal: sig } : { code: code ?? 1 }));
+    });
+  });
+}
+
+async function prepareDirs(req: ExecRequest): Promise<void> {
+  const dirs = new Set([req.workingDir, dirname(req.files.stdout), dirname(req.files.stderr), dirname(req.files.exitFile)]);
+  for (const f of [req.files.stdoutCopy, req.files.stderrCopy]) if (f) dirs.add(dirname(f));
+  await Promise.all([...dirs].map((d) => mkdir(d, { recursive: true })));
+  await rm(req.files.exitFile, { force: true });
+}
+
+async function writeScript(req: ExecRequest): Promise<string> {
+  await mkdir(req.files.scratchDir, { recursive: true });
+  const file = `${req.files.scratchDir}/script-${req.exec.node.replace(/[^a-zA-Z0-9_.-]/g, '_')}-${req.exec.attempt}${req.exec.item ?? ''}`;
+  await writeFile(file, req.script ?? '', { mode: 0o700 });
+  await chmod(file, 0o700);
+  return file;
+}
+
+export async function readExitFile(path: string): Promise<number | undefined> {
+  try {
+    const n = Number((await readFile(path, 'utf8')).trim());
+    return Number.isInteger(n) ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
