@@ -49,12 +49,14 @@ export function nextVersion(rv: string): string {
 }
 
 /**
- * The first version of a new run: the creation time in microseconds, so a run deleted and
- * re-created under the same key never reuses an old run's versions (a stale writer conflicts,
- * as with the global resourceVersion of Kubernetes). Still an increasing integer per run.
+ * The first version of a new run: the creation time in microseconds, and above every version this
+ * instance issued, so a run deleted and re-created under the same key does not reuse the old run's
+ * versions and a stale writer conflicts (Kubernetes gets this from its global resourceVersion).
+ * Across processes this holds unless the old run saw more than 1000 updates per elapsed ms.
  */
-export function initialVersion(nowMs: number): string {
-  return (BigInt(Math.floor(nowMs)) * 1000n).toString();
+export function initialVersion(nowMs: number, highWater: bigint): string {
+  const t = BigInt(Math.floor(nowMs)) * 1000n;
+  return (t > highWater ? t : highWater + 1n).toString();
 }
 
 export function toResource(spec: SpecFile, st: StatusFile): DagRunResource {

@@ -49,6 +49,8 @@ export class LocalRunStore implements RunStore {
   private readonly clock: Clock;
   private readonly mutex = new KeyedMutex();
   private readonly specs = new Map<string, SpecFile>();
+  /** Highest version this instance wrote: a re-created run starts above it (see initialVersion). */
+  private highWater = 0n;
 
   constructor(opts: LocalRunStoreOptions) {
     this.layout = new Layout(opts.dataDir);
@@ -85,7 +87,7 @@ export class LocalRunStore implements RunStore {
       },
       spec: run.spec,
     };
-    const st: StatusFile = { resourceVersion: initialVersion(now), uid: spec.metadata.uid, status: run.status };
+    const st: StatusFile = { resourceVersion: this.issue(initialVersion(now, this.highWater)), uid: spec.metadata.uid, status: run.status };
     try {
       // status.json first, spec.json last: a run dir without spec.json is half-written (list skips it).
       await writeFileAtomic(p.status, encodeStatus(st), { mkdir: false });
@@ -112,7 +114,7 @@ export class LocalRunStore implements RunStore {
         throw new ConflictError(`run ${ck} was modified: resourceVersion is ${head.resourceVersion}, not ${resourceVersion}`);
       }
       const spec = await this.cachedSpec(ck, p, head.uid);
-      const st: StatusFile = { resourceVersion: nextVersion(head.resourceVersion), uid: head.uid, status };
+      const st: StatusFile = { resourceVersion: this.issue(nextVersion(head.resourceVersion)), uid: head.uid, status };
       try {
         await writeFileAtomic(p.status, encodeStatus(st), { mkdir: false });
       } catch (err) {
@@ -168,6 +170,12 @@ export class LocalRunStore implements RunStore {
       if (isNotFound(err)) return false;
       throw err;
     }
+  }
+
+  private issue(rv: string): string {
+    const v = BigInt(rv);
+    if (v > this.highWater) this.highWater = v;
+    return rv;
   }
 
   /** Both files merged; undefined when absent or half-written (either file missing). */
