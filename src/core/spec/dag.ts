@@ -1,7 +1,6 @@
 /** One YAML document (already schema-checked) to a DagDefinition with every default of SPEC 2.2, 2.3 and 8. */
 import type { DagDefinition, SecretRef } from './types.js';
 import type { Problems } from './errors.js';
-import { at } from './errors.js';
 import {
   parseContainer, parseLlm, parseMail, parseOtel, parseRedis, parseS3, parseSmtp, parseSsh,
 } from './blocks.js';
@@ -94,8 +93,9 @@ export function buildDag(doc: Obj, defaultName: string, problems: Problems): Dag
     handlerOn: parseHandlers(doc.handlerOn, defaults, problems), skipBaseHandlers: bool(doc.skipBaseHandlers, false),
     steps: parseSteps(doc.steps, type === 'chain', defaults, problems),
   });
-  if (dag.steps.length === 0 && doc.steps !== undefined && !Array.isArray(doc.steps) && !isObj(doc.steps)) return dag;
-  if (dag.steps.length === 0) problems.add(at('', 'steps'), 'at least one step is required');
+  // A `steps` of the wrong type was already reported by the schema.
+  const stepsUsable = doc.steps === undefined || Array.isArray(doc.steps) || isObj(doc.steps);
+  if (dag.steps.length === 0 && stepsUsable) problems.add('steps', 'at least one step is required');
   checkHitlWorkers(dag, problems);
   return dag;
 }

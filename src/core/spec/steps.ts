@@ -112,25 +112,40 @@ function injectChain(steps: StepDefinition[], entries: Entry[]): void {
   });
 }
 
-/** Every dependency cycle once, as `a -> b -> a`. */
+/**
+ * Every dependency cycle once, as `a -> b -> a` where `x -> y` reads "x depends on y".
+ * Iterative depth-first search, so long chains cannot overflow the call stack.
+ */
 export function findCycles(steps: Array<Pick<StepDefinition, 'name' | 'depends'>>): string[] {
   const deps = new Map(steps.map((s) => [s.name, s.depends]));
   const state = new Map<string, 'visiting' | 'done'>();
-  const stack: string[] = [];
   const cycles = new Map<string, string>();
-  const visit = (name: string): void => {
-    state.set(name, 'visiting');
-    stack.push(name);
-    for (const d of deps.get(name) ?? []) {
+  for (const root of deps.keys()) {
+    if (state.has(root)) continue;
+    const path: string[] = [root];
+    const next: number[] = [0];
+    state.set(root, 'visiting');
+    while (path.length > 0) {
+      const name = path[path.length - 1] as string;
+      const i = next[next.length - 1] as number;
+      const d = (deps.get(name) ?? [])[i];
+      if (d === undefined) {
+        state.set(name, 'done');
+        path.pop();
+        next.pop();
+        continue;
+      }
+      next[next.length - 1] = i + 1;
       if (state.get(d) === 'visiting') {
-        const loop = stack.slice(stack.indexOf(d));
+        const loop = path.slice(path.indexOf(d));
         cycles.set([...loop].sort().join('\u0000'), [...loop, d].join(' -> '));
-      } else if (!state.has(d) && deps.has(d)) visit(d);
+      } else if (!state.has(d) && deps.has(d)) {
+        state.set(d, 'visiting');
+        path.push(d);
+        next.push(0);
+      }
     }
-    stack.pop();
-    state.set(name, 'done');
-  };
-  for (const s of steps) if (!state.has(s.name)) visit(s.name);
+  }
   return [...cycles.values()];
 }
 
