@@ -21,3 +21,12 @@ export async function retryCommand(ctx: CliContext, args: Args): Promise<number>
   ctx.io.out(`dag-run ${runId} ${runStatusLabel(done.status.run.status)}\n`);
   return isRunSuccess(done.status.run.status) ? 0 : 1;
 }
+
+export async function resumeCommand(ctx: CliContext, args: Args): Promise<number> {
+  const dagName = await dagNameOf(ctx, args.positional[0]);
+  const run = await ctx.runs.get({ dagName, dagRunId: flag(args, 'run-id') ?? 'latest' });
+  ctx.io.out(`resuming dag-run ${run.spec.dagRunId}\n`);
+  const done = await ctx.runs.resume({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
+  ctx.io.out(`dag-run ${run.spec.dagRunId} ${runStatusLabel(done.status.run.status)}\n`);
+  return isRunSuccess(done.status.run.status) ? 0 : 1;
+}

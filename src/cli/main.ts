@@ -4,7 +4,7 @@ import { parseArgs, UsageError } from './args.js';
 import { cliContext, type CliIO } from './context.js';
 import { outputsCommand, statusCommand } from './inspect.js';
 import { progressPrinter } from './progress.js';
-import { retryCommand, stopCommand } from './control.js';
+import { resumeCommand, retryCommand, stopCommand } from './control.js';
 import { startCommand } from './start.js';
 import { dryCommand, validateCommand } from './validate.js';
 
@@ -14,12 +14,13 @@ const USAGE = `usage: svc <command> [options]
   outputs <dag> [--run-id <id>]                  print a run's outputs.json
   stop <dag> [--run-id <id>]                     stop a running run
   retry <dag> --run-id <id>                      retry a finished run (failed steps and downstream)
+  resume <dag> [--run-id <id>]                   take over a run whose process died (kill -9, crash)
   validate <file>                                check a DAG file, every problem listed
   dry <file>                                     show the plan without executing
 environment: SVC_DATA_DIR (state, default ~/.local/share/svc), SVC_DAGS_DIR (DAG files, default $SVC_DATA_DIR/dags)
 `;
 
-const COMMANDS = { start: startCommand, status: statusCommand, outputs: outputsCommand, stop: stopCommand, retry: retryCommand, validate: validateCommand, dry: dryCommand };
+const COMMANDS = { start: startCommand, status: statusCommand, outputs: outputsCommand, stop: stopCommand, retry: retryCommand, resume: resumeCommand, validate: validateCommand, dry: dryCommand };
 
 export async function main(argv: string[], io: CliIO = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) }): Promise<number> {
   const [name, ...rest] = argv;
@@ -28,7 +29,7 @@ export async function main(argv: string[], io: CliIO = { out: (s) => process.std
     (name && name !== 'help' && name !== '--help' ? io.err : io.out)(USAGE);
     return name && name !== 'help' && name !== '--help' ? 2 : 0;
   }
-  const progress = name === 'start' || name === 'retry' ? progressPrinter(io.out) : undefined;
+  const progress = name === 'start' || name === 'retry' || name === 'resume' ? progressPrinter(io.out) : undefined;
   const ctx = cliContext(io, progress);
   try {
     return await cmd(ctx, parseArgs(rest, ['json']));

@@ -22,6 +22,8 @@ export interface EngineDeps {
   defaultShell: string[];
   /** How often a driver checks for a stop request made by another process (ms). */
   stopPollMs?: number;
+  /** This process, and how to tell whether another driver process still lives (crash takeover). */
+  self: { pid: number; host: string; isAlive(pid: number): boolean };
   /** Called after every saved change of a run (CLI progress, API caches, metrics). */
   onChange?: (run: DagRunResource) => void;
 }

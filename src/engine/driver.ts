@@ -9,7 +9,7 @@ import { decide } from '../core/run/decide.js';
 import type { ExecRef, Observation, RunState } from '../core/run/state.js';
 import { execKey } from '../core/run/state.js';
 import { liveExecs, isResolving } from '../core/run/context.js';
-import { isRunTerminal } from '../core/run/status.js';
+import { RunStatus, isRunTerminal } from '../core/run/status.js';
 import type { RunKey } from '../core/ports/run-store.js';
 import type { DagRunResource } from '../core/resources.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
@@ -25,7 +25,13 @@ export class RunDriver {
     let run = await this.deps.store.get(key);
     if (!run) throw new NotFoundError(`dag-run ${key.dagRunId} of ${key.dagName} not found`);
     if (isRunTerminal(run.status.run.status)) return run;
-    const ctx = await prepareRunContext(run, this.deps);
+    run = await this.claim(run);
+    let ctx;
+    try {
+      ctx = await prepareRunContext(run, this.deps);
+    } catch (e) {
+      return this.failEarly(run, e instanceof Error ? e.message : String(e));
+    }
     const loop = new Loop();
     const applier = new EffectApplier(this.deps, run, ctx, (o) => loop.push(o));
     const resumed = run.status.run.status !== 0 && run.status.run.status !== 5;
@@ -45,6 +51,21 @@ export class RunDriver {
     }
     await applier.finish();
     return run;
+  }
+
+  /** Records this process as the run's driver (so a crash can be detected and taken over). */
+  private async claim(run: DagRunResource): Promise<DagRunResource> {
+    const { pid, host } = this.deps.self;
+    const driver = { pid, host, startedAt: new Date(this.deps.clock.now()).toISOString() };
+    return this.deps.store.updateStatus(key(run), run.metadata.resourceVersion, { ...run.status, driver });
+  }
+
+  /** A run that cannot even start (a secret that cannot be read, ...) fails with the reason. */
+  private async failEarly(run: DagRunResource, error: string): Promise<DagRunResource> {
+    const now = new Date(this.deps.clock.now()).toISOString();
+    const state: RunState = { ...run.status.run, status: RunStatus.Failed, stage: 'done', error, startedAt: run.status.run.startedAt || now, finishedAt: now };
+    this.deps.log.error('Failed to start dag-run', { dag: run.spec.dagName, dagRunId: run.spec.dagRunId, error });
+    return this.save(run, state);
   }
 
   /** Re-attaches to whatever the previous driver left running. */

@@ -46,6 +46,27 @@ export class RunService {
     return this.driver.drive(key);
   }
 
+  /**
+   * Takes over a run whose driver died (kill -9, crash): adopts executions still running, marks the
+   * others interrupted (their retryPolicy decides), and finishes the run.
+   */
+  async resume(key: RunKey): Promise<DagRunResource> {
+    const run = await this.get(key);
+    if (isRunTerminal(run.status.run.status)) return run;
+    const d = run.status.driver;
+    if (d && d.host === this.deps.self.host && d.pid !== this.deps.self.pid && this.deps.self.isAlive(d.pid)) {
+      throw new DomainError('already_running', `dag-run ${run.spec.dagRunId} is being driven by process ${d.pid}`);
+    }
+    return this.drive({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
+  }
+
+  /** Whether an active run has lost its driver process. */
+  isOrphaned(run: DagRunResource): boolean {
+    const d = run.status.driver;
+    if (!isRunActive(run.status.run.status) || !d) return false;
+    return d.host === this.deps.self.host && !this.deps.self.isAlive(d.pid);
+  }
+
   async get(key: RunKey): Promise<DagRunResource> {
     const run = key.dagRunId === 'latest' ? await this.latest(key.dagName) : await this.deps.store.get(key);
     if (!run) throw new NotFoundError(`dag-run ${key.dagRunId} of DAG ${key.dagName} not found`);

@@ -1,5 +1,7 @@
 /** Wiring of the embedded backend: files for state, local processes for steps. */
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { isProcessAlive } from '../runtime/shell/liveness.js';
 import { LocalRunStore } from '../adapters/store/local/run-store.js';
 import { FsArtifactStore } from '../adapters/artifacts/fs-artifacts.js';
 import { FsDagSource } from '../adapters/dagsource/fs-dags.js';
@@ -25,6 +27,7 @@ export function embeddedDeps(config: Config, log: EngineLogger, onChange?: (run:
     store, artifacts: new FsArtifactStore(store), executors: { shell, container: undefined },
     commands: new ShellCommandRunner(), secrets: new BuiltinSecretProvider(), dags: new FsDagSource(config.dagsDir),
     clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, defaultShell: config.defaultShell,
+    self: { pid: process.pid, host: hostname(), isAlive: isProcessAlive },
     ...(onChange ? { onChange } : {}),
   };
 }

@@ -8,14 +8,7 @@ import type { ExecRequest, RunningExec } from '../../core/ports/executor.js';
 import type { ExecResult } from '../../core/run/state.js';
 import { killGroup, readExitFile } from './process.js';
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+import { isProcessAlive as alive } from './liveness.js';
 
 async function readPid(path: string): Promise<number | undefined> {
   try {
@@ -43,4 +36,9 @@ export async function adoptProcess(req: ExecRequest): Promise<RunningExec | unde
   return { result, signal: (sig) => { stopped = sig; killGroup(pid, sig); } };
 }
 
-const fromCode = (code: number): ExecResult => (code === 0 ? { exitCode: 0 } : { exitCode: code, error: `exit status ${code}` });
+/** 141 = killed by SIGPIPE: it wrote to the pipe of the engine that died; report it as interrupted so retryPolicy applies. */
+const fromCode = (code: number): ExecResult => {
+  if (code === 0) return { exitCode: 0 };
+  if (code === 141) return { exitCode: code, error: 'interrupted: the step wrote output while the engine was down (SIGPIPE)' };
+  return { exitCode: code, error: `exit status ${code}` };
+};

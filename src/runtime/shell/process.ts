@@ -54,8 +54,8 @@ async function runAll(req: ExecRequest, state: Live): Promise<ExecResult> {
   await prepareDirs(req);
   const scriptFile = req.script !== undefined ? await writeScript(req) : undefined;
   const out = new LogSink([req.files.stdout, ...(req.files.stdoutCopy ? [req.files.stdoutCopy] : [])]);
-  const merged = req.files.stderr === req.files.stdout;
-  const err = merged ? out : new LogSink([req.files.stderr, ...(req.files.stderrCopy ? [req.files.stderrCopy] : [])]);
+  // Merged logs: both sinks append (O_APPEND) to the same file; the `stdout:` copy still gets stdout only.
+  const err = new LogSink([req.files.stderr, ...(req.files.stderrCopy ? [req.files.stderrCopy] : [])]);
   const capture = req.capture ? newCapture() : undefined;
   const deadline = req.timeoutMs > 0 ? Date.now() + req.timeoutMs : 0;
   let code = 0;
@@ -67,7 +67,7 @@ async function runAll(req: ExecRequest, state: Live): Promise<ExecResult> {
       if (code !== 0 || signal) break;
     }
   } finally {
-    await Promise.all([out.close(), merged ? undefined : err.close()]);
+    await Promise.all([out.close(), err.close()]);
     if (scriptFile) await rm(scriptFile, { force: true });
   }
   return toResult(req, code, signal ?? state.stopped, state.timedOut, capture);

@@ -162,6 +162,10 @@ export class LocalRunStore implements RunStore {
     }
   }
 
+  async clearStop(key: RunKey): Promise<void> {
+    await rm(this.layout.runPaths(key).stop, { force: true });
+  }
+
   async isStopRequested(key: RunKey): Promise<boolean> {
     try {
       await access(this.layout.runPaths(key).stop);
