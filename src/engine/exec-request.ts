@@ -34,18 +34,22 @@ export async function buildRequest(deps: EngineDeps, run: DagRunResource, ctx: R
   const env = await ctx.stepEnv(step, run.status.run, exec, builtins);
   const lookup = ctx.lookup(env);
   const x = (s: string) => expandVars(s, lookup);
+  // Shell text: variables the process has in its environment are left to the shell (correct quoting);
+  // positional params $1.. are substituted (the shell has no positional arguments of ours).
+  const inEnv = (n: string) => Object.prototype.hasOwnProperty.call(env, n) && !/^[0-9]+$/.test(n);
+  const sh = (s: string) => expandVars(s, lookup, { leaveToShell: inEnv });
   const workingDir = resolvePath(ctx.workingDir, x(step.workingDir ?? '.'));
   const shell = shellFor(step, def, deps.defaultShell);
   const timeoutSec = step.timeoutSec ?? 0;
   const req: ExecRequest = {
-    exec, step, commands: step.commands.map(x), shell: shell.argv, shellExplicit: shell.explicit, env, workingDir,
+    exec, step, commands: step.type === 'shell' ? step.commands.map(sh) : step.commands.map(x), shell: shell.argv, shellExplicit: shell.explicit, env, workingDir,
     files: {
       ...paths,
       ...(step.stdout ? { stdoutCopy: resolvePath(ctx.workingDir, x(step.stdout)) } : {}),
       ...(step.stderr ? { stderrCopy: resolvePath(ctx.workingDir, x(step.stderr)) } : {}),
     },
     secrets: ctx.secretValues, maxOutputSize: def.maxOutputSize, timeoutMs: timeoutSec * 1000, capture: !!step.output,
-    ...(step.script !== undefined ? { script: x(step.script) } : {}),
+    ...(step.script !== undefined ? { script: step.type === 'shell' ? sh(step.script) : x(step.script) } : {}),
   };
   return { req, lookup };
 }

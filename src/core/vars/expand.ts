@@ -17,6 +17,12 @@ export interface ExpandOptions {
    * so a shell still sees `$HOME` and can expand it itself; when false they become ''.
    */
   keepUnknown?: boolean;
+  /**
+   * Text for a shell: `$$` and `\$` stay as written, and plain references to names the shell will have in its
+   * environment (`leaveToShell(name)` true) are left for the shell, which quotes their values correctly.
+   * JSON path reads (`${NAME.path}`) and names the process will not see are still substituted.
+   */
+  leaveToShell?: (name: string) => boolean;
 }
 
 /**
@@ -42,13 +48,16 @@ function resolveRef(name: string, path: string | undefined, lookup: Lookup): str
 export function expandVars(text: string, lookup: Lookup, opts: ExpandOptions = {}): string {
   const keep = opts.keepUnknown ?? true;
   return text.replace(TOKEN, (whole, braced: string | undefined, bare: string | undefined) => {
-    if (whole === '$$' || whole === '\\$') return '$';
+    if (whole === '$$' || whole === '\\$') return opts.leaveToShell ? whole : '$';
     let value: string | undefined;
-    if (bare !== undefined) value = lookup(bare);
-    else {
+    if (bare !== undefined) {
+      if (opts.leaveToShell?.(bare)) return whole;
+      value = lookup(bare);
+    } else {
       const m = BRACED.exec(braced ?? '');
       // Not a variable reference (`${V:-x}`, `${}`): left for the shell.
       if (!m || (m[2] !== undefined && !parseJsonPath(m[2]))) return whole;
+      if (m[2] === undefined && opts.leaveToShell?.(m[1] as string)) return whole;
       value = resolveRef(m[1] as string, m[2], lookup);
     }
     return value ?? (keep ? whole : '');
