@@ -1,0 +1,150 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { collect, Sandbox, until } from '../helpers/cli.js';
+
+const node = (detail: any, name: string) => detail.dagRun.nodes.find((n: any) => n.step.name === name);
+const status = (sb: Sandbox, dag: string) => sb.json(['status', dag, '--json']).catch(() => undefined);
+
+describe('run control: stop, crash takeover, retry', () => {
+  const sb = new Sandbox();
+
+  test('svc stop from another process signals the step and the run ends aborted with the abort handler', async () => {
+    const f = sb.dag('stoppable', `
+steps:
+  - name: long
+    command: trap 'echo got-term; exit 143' TERM; sleep 30 & wait
+  - name: after
+    command: "true"
+handlerOn:
+  abort:
+    command: echo aborted-handler
+`);
+    const running = collect(sb.spawn(['start', f]));
+    await until(async () => node(await status(sb, 'stoppable'), 'long')?.statusLabel === 'running', 'step running');
+    const stop = await sb.run(['stop', 'stoppable']);
+    expect(stop.code).toBe(0);
+    const r = await running;
+    expect(r.code).toBe(1);
+    const d = await sb.json(['status', 'stoppable', '--json']);
+    expect(d.dagRun.statusLabel).toBe('aborted');
+    expect(node(d, 'long').statusLabel).toBe('aborted');
+    expect(node(d, 'after').statusLabel).toBe('not_started');
+    expect(d.dagRun.onAbort.statusLabel).toBe('succeeded');
+    expect(readFileSync(node(d, 'long').stdout, 'utf8')).toContain('got-term');
+    const again = await sb.run(['stop', 'stoppable']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/not_running/);
+  });
+
+  test('kill -9 of the engine: svc resume adopts the step still running and finishes the run, nothing runs twice', async () => {
+    const f = sb.dag('crashy', `
+steps:
+  - name: quiet
+    command: echo started >> quiet.count; sleep 3; echo done >> quiet.count
+  - name: next
+    command: echo next >> next.count
+`);
+    const child = sb.spawn(['start', f, '--run-id', 'crash1']);
+    const exited = collect(child);
+    await until(async () => node(await status(sb, 'crashy'), 'quiet')?.statusLabel === 'running', 'step running');
+    child.kill('SIGKILL');
+    await exited;
+    const orphan = await sb.run(['status', 'crashy']);
+    expect(orphan.stdout).toMatch(/running \(orphaned/);
+    const resumed = await sb.run(['resume', 'crashy', '--run-id', 'crash1']);
+    expect(resumed.code).toBe(0);
+    const d = await sb.json(['status', 'crashy', '--json']);
+    expect(d.dagRun.statusLabel).toBe('succeeded');
+    expect(readFileSync(`${sb.dagsDir}/quiet.count`, 'utf8')).toBe('started\ndone\n');
+    expect(readFileSync(`${sb.dagsDir}/next.count`, 'utf8')).toBe('next\n');
+  });
+
+  test('a step that ended while the engine was down is read from its exit record', async () => {
+    const f = sb.dag('crashy2', `
+steps:
+  - name: quick
+    command: sleep 3; exit 4
+    continueOn:
+      exitCode: [4]
+  - name: next
+    command: "true"
+`);
+    const child = sb.spawn(['start', f, '--run-id', 'c2']);
+    const exited = collect(child);
+    await until(async () => node(await status(sb, 'crashy2'), 'quick')?.statusLabel === 'running', 'step running');
+    child.kill('SIGKILL');
+    await exited;
+    await new Promise((r) => setTimeout(r, 3500));
+    expect((await sb.run(['resume', 'crashy2', '--run-id', 'c2'])).code).toBe(0);
+    const d = await sb.json(['status', 'crashy2', '--json']);
+    expect(node(d, 'quick')).toMatchObject({ statusLabel: 'failed', error: 'exit status 4' });
+    expect(d.dagRun.statusLabel).toBe('partially_succeeded');
+  });
+
+  test('svc retry re-runs the failed step and its dependants, keeping succeeded upstream steps', async () => {
+    const f = sb.dag('retryable', `
+steps:
+  - name: first
+    command: echo x >> first.count
+  - name: gate
+    command: test -f ready
+  - name: last
+    command: echo done
+`);
+    expect((await sb.run(['start', f, '--run-id', 'rt'])).code).toBe(1);
+    sb.file('dags/ready', '');
+    const r = await sb.run(['retry', 'retryable', '--run-id', 'rt']);
+    expect(r.code).toBe(0);
+    const d = await sb.json(['status', 'retryable', '--json']);
+    expect(d.dagRun.nodes.map((n: any) => n.statusLabel)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect(readFileSync(`${sb.dagsDir}/first.count`, 'utf8')).toBe('x\n');
+    expect((await sb.run(['retry', 'retryable', '--run-id', 'nope'])).code).toBe(1);
+  });
+});
+
+describe('validate and dry', () => {
+  const sb = new Sandbox();
+
+  test('validate lists every problem and exits 1; a valid file exits 0', async () => {
+    const f = sb.dag('broken', `
+name: this-name-is-definitely-longer-than-forty-characters
+steps:
+  - name: a
+    command: echo
+    depends: [missing]
+    retryPolicy:
+      limit: many
+  - name: a
+    command: echo
+`);
+    const r = await sb.run(['validate', f]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/name/);
+    expect(r.stderr).toMatch(/missing/);
+    expect(r.stderr).toMatch(/limit/);
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('  - ')).length).toBeGreaterThanOrEqual(4);
+    expect((await sb.run(['start', f])).code).toBe(1);
+    const ok = sb.dag('fine', 'steps:\n  - command: echo hi\n');
+    expect((await sb.run(['validate', ok])).code).toBe(0);
+  });
+
+  test('dry prints the plan and executes nothing', async () => {
+    const f = sb.dag('plan', `
+type: graph
+steps:
+  - name: a
+    command: touch dry-ran
+  - name: b
+    command: echo b
+    depends: [a]
+  - name: c
+    command: echo c
+    depends: [a]
+`);
+    const r = await sb.run(['dry', f]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/1\. a/);
+    expect(r.stdout).toMatch(/2\. b \(after a\)/);
+    expect(r.stdout).toMatch(/2\. c \(after a\)/);
+    expect(existsSync(`${sb.dagsDir}/dry-ran`)).toBe(false);
+  });
+});
