@@ -2,8 +2,10 @@
 # Builds the Kubernetes test bed's control-plane binaries (etcd, kube-apiserver, kube-controller-manager,
 # kubectl) from their Go modules at the versions pinned in versions.env, and caches them outside the repo:
 #   ${SVC_TESTBED_CACHE:-~/.cache/svc-testbed}/kube-<KUBE_VERSION>_etcd-<ETCD_VERSION>/bin/
-# Idempotent: when the cache directory is complete and was built from the same recipe (go.mod/go.sum/this
-# script), it prints the directory and exits at once. Prints the bin directory on stdout, progress on stderr.
+# Idempotent: when the cache directory is complete and was built from the same recipe (versions, go.mod,
+# go.sum, BUILD_RECIPE), it prints the directory and exits at once. Prints the bin directory on stdout, progress on stderr.
+#
+# `build.sh --check` only reports: prints the bin directory and exits 0 when cached, exits 1 otherwise.
 #
 # Environment: SVC_TESTBED_CACHE (cache root), SVC_TESTBED_BUILD_JOBS (go build -p, default 2),
 #              SVC_TESTBED_FORCE_BUILD=1 (rebuild even when cached).
@@ -15,8 +17,10 @@ here="$(cd "$(dirname "$0")" && pwd)"
 cache_root="${SVC_TESTBED_CACHE:-$HOME/.cache/svc-testbed}"
 dest="$cache_root/kube-${KUBE_VERSION}_etcd-${ETCD_VERSION}"
 bins=(etcd kube-apiserver kube-controller-manager kubectl)
-recipe="$(cat "$here/versions.env" "$here/build.sh" "$here/kube/go.mod" "$here/kube/go.sum" \
-  "$here/etcd/go.mod" "$here/etcd/go.sum" "$here/etcd/main.go" | sha256sum | cut -c1-16)"
+# Bump when the way the binaries are built changes (flags, ldflags): that forces a rebuild.
+BUILD_RECIPE=1
+recipe="$( (echo "$BUILD_RECIPE"; cat "$here/versions.env" "$here/kube/go.mod" "$here/kube/go.sum" \
+  "$here/etcd/go.mod" "$here/etcd/go.sum" "$here/etcd/main.go") | sha256sum | cut -c1-16)"
 
 log() { echo "[testbed build] $*" >&2; }
 
@@ -28,6 +32,10 @@ complete() {
 if [ "${SVC_TESTBED_FORCE_BUILD:-0}" != 1 ] && complete; then
   echo "$dest/bin"
   exit 0
+fi
+if [ "${1:-}" = --check ]; then
+  log "not built yet: $dest (run hack/testbed build)"
+  exit 1
 fi
 
 command -v go >/dev/null || { log "Go is required to build the test bed (none on PATH)"; exit 1; }
