@@ -14,7 +14,11 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     plugins: { import: importPlugin },
-    settings: { 'import/resolver': { typescript: { project: './tsconfig.json' } } },
+    settings: {
+      'import/resolver': { typescript: { project: './tsconfig.json' } },
+      'import/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import/extensions': ['.ts'],
+    },
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],

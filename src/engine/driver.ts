@@ -33,7 +33,7 @@ export class RunDriver {
       return this.failEarly(run, e instanceof Error ? e.message : String(e));
     }
     const loop = new Loop();
-    const applier = new EffectApplier(this.deps, run, ctx, (o) => loop.push(o));
+    const applier = new EffectApplier(this.deps, run, ctx, (o) => loop.push(o), (k) => this.drive(k));
     const resumed = run.status.run.status !== 0 && run.status.run.status !== 5;
     if (resumed) await this.resume(run, applier);
     let stopSeen = false;
@@ -119,13 +119,13 @@ class Loop {
     if (this.inbox.length > 0) return Promise.resolve();
     const ms = Math.max(0, Math.min(timerMs, pollMs));
     return new Promise((resolve) => {
-      const t = Number.isFinite(ms) ? setTimeout(done, ms) : undefined;
-      const self = this;
-      function done(): void {
+      let t: NodeJS.Timeout | undefined;
+      const done = (): void => {
         if (t) clearTimeout(t);
-        self.wakeUp = undefined;
+        this.wakeUp = undefined;
         resolve();
-      }
+      };
+      if (Number.isFinite(ms)) t = setTimeout(done, ms);
       this.wakeUp = done;
     });
   }

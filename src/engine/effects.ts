@@ -23,7 +23,13 @@ export class EffectApplier {
   private readonly pendingSignals = new Map<string, string>();
   private tasks = 0;
 
-  constructor(private readonly deps: EngineDeps, private run: DagRunResource, private readonly ctx: RunContext, private readonly push: (o: Observation) => void) {}
+  constructor(
+    private readonly deps: EngineDeps,
+    private run: DagRunResource,
+    private readonly ctx: RunContext,
+    private readonly push: (o: Observation) => void,
+    private readonly drive: (key: { dagName: string; dagRunId: string }) => Promise<DagRunResource>,
+  ) {}
 
   setRun(run: DagRunResource): void {
     this.run = run;
@@ -88,12 +94,15 @@ export class EffectApplier {
     const step = node && stepOf(this.run.spec.definition, node);
     if (!node || !step) throw new Error(`unknown step ${exec.node}`);
     const extra = node.handler === 'wait' ? [waitingStepsEnv(this.run)] : node.handler ? [{ name: 'DAG_RUN_STATUS', value: String(this.run.status.run.outcome ?? '') }] : [];
-    const built = await buildRequest(this.deps, this.run, this.ctx, node, step, exec, extra);
+    const built = await buildRequest({ deps: this.deps, run: this.run, ctx: this.ctx }, { node, step, exec }, extra);
     if (!adopting && step.preconditions.length > 0) {
       const pre = await checkPreconditions(step.preconditions, this.condEnv(built));
       if (!pre.met) return { exitCode: 0, skipped: true, error: pre.error ?? 'preconditions not met' };
     }
-    if (step.call) return runSubDag(this.deps, this.run, this.ctx, node, step, exec, built, (o) => this.push(o), (r) => this.live.set(execKey(exec), r));
+    if (step.call) {
+      const env = { deps: this.deps, parent: this.run, ctx: this.ctx, push: this.push, drive: this.drive, setLive: (r: RunningExec) => this.live.set(execKey(exec), r) };
+      return runSubDag(env, { node, step, exec, built });
+    }
     const running = await this.startExecutor(step, built, adopting);
     if (!running) return { exitCode: 1, error: 'interrupted: the engine stopped while the step ran' };
     this.live.set(execKey(exec), running);

@@ -20,7 +20,15 @@ export interface BuiltRequest {
   lookup: (n: string) => string | undefined;
 }
 
-export async function buildRequest(deps: EngineDeps, run: DagRunResource, ctx: RunContext, node: NodeState, step: StepDefinition, exec: ExecRef, extra: EnvEntry[]): Promise<BuiltRequest> {
+export interface RequestScope {
+  deps: EngineDeps;
+  run: DagRunResource;
+  ctx: RunContext;
+}
+
+export async function buildRequest(scope: RequestScope, target: { node: NodeState; step: StepDefinition; exec: ExecRef }, extra: EnvEntry[]): Promise<BuiltRequest> {
+  const { deps, run, ctx } = scope;
+  const { node, step, exec } = target;
   const def = run.spec.definition;
   const paths = execFiles(deps, run, step, exec);
   const item = exec.item !== undefined ? node.items?.find((i) => i.index === exec.item)?.item : undefined;

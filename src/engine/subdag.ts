@@ -14,7 +14,6 @@ import { AlreadyExistsError } from '../core/errors.js';
 import type { EngineDeps } from './deps.js';
 import type { BuiltRequest } from './exec-request.js';
 import type { RunContext } from './run-context.js';
-import { RunDriver } from './driver.js';
 import { newRunResource } from './run-factory.js';
 
 export function childRunId(parent: DagRunResource, exec: ExecRef): string {
@@ -29,10 +28,26 @@ function paramsString(step: StepDefinition, lookup: (n: string) => string | unde
   return expandVars(JSON.stringify(p), lookup);
 }
 
-export async function runSubDag(
-  deps: EngineDeps, parent: DagRunResource, ctx: RunContext, node: NodeState, step: StepDefinition, exec: ExecRef,
-  built: BuiltRequest, push: (o: Observation) => void, setLive: (r: RunningExec) => void,
-): Promise<ExecResult> {
+export interface SubDagEnv {
+  deps: EngineDeps;
+  parent: DagRunResource;
+  ctx: RunContext;
+  push: (o: Observation) => void;
+  setLive: (r: RunningExec) => void;
+  /** Drives a run to its end (the engine's driver; injected to keep the module graph acyclic). */
+  drive: (key: { dagName: string; dagRunId: string }) => Promise<DagRunResource>;
+}
+
+export interface SubDagCall {
+  node: NodeState;
+  step: StepDefinition;
+  exec: ExecRef;
+  built: BuiltRequest;
+}
+
+export async function runSubDag(env: SubDagEnv, call: SubDagCall): Promise<ExecResult> {
+  const { deps, parent, ctx, push, setLive } = env;
+  const { node, step, exec, built } = call;
   const name = expandVars(step.call!, built.lookup);
   const local = parent.spec.localDags[name];
   const found = local ? { definition: local, localDags: parent.spec.localDags, sourceFile: parent.spec.sourceFile, errors: [] } : await deps.dags.find(name);
@@ -54,7 +69,7 @@ export async function runSubDag(
   const key = { dagName: child.spec.dagName, dagRunId };
   push({ type: 'subRun', exec, subRun: { dagRunId, name: child.spec.dagName, params: child.spec.params, status: RunStatus.Running } });
   setLive({ result: Promise.resolve({ exitCode: 0 }), signal: () => void deps.store.requestStop(key) });
-  const done = await new RunDriver(deps).drive(key);
+  const done = await env.drive(key);
   const status = done.status.run.status;
   push({ type: 'subRun', exec, subRun: { dagRunId, name: child.spec.dagName, params: child.spec.params, status } });
   const output = JSON.stringify({ name: child.spec.dagName, dagRunId, status, outputs: done.status.run.outputs });

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import type { ExecRequest, RunningExec } from '../../core/ports/executor.js';
 import type { ExecResult } from '../../core/run/state.js';
-import { killGroup, readExitFile } from './process.js';
+import { killGroup, readExitFile } from './records.js';
 
 import { isProcessAlive as alive } from './liveness.js';
 
