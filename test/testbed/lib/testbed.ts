@@ -43,8 +43,8 @@ export interface UpOptions {
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-/** Compiled agent entry point (this file is compiled to .build/lib/testbed.js). */
-export const agentMain = path.resolve(here, '../agent/main.js');
+/** Compiled agent entry point: this file runs compiled (.build/lib/testbed.js) or as source under ts-jest. */
+export const agentMain = path.basename(path.dirname(here)) === '.build' ? path.resolve(here, '../agent/main.js') : path.resolve(here, '../.build/agent/main.js');
 export const DEFAULT_NODES: NodeConfig[] = [
   { name: 'node-a', labels: { 'svc.testbed/pool': 'a' } },
   { name: 'node-b', labels: { 'svc.testbed/pool': 'b' } },
