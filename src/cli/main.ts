@@ -6,9 +6,12 @@ import { outputsCommand, statusCommand } from './inspect.js';
 import { progressPrinter } from './progress.js';
 import { resumeCommand, retryCommand, stopCommand } from './control.js';
 import { startCommand } from './start.js';
+import { serverCommand } from './server.js';
+import { ConfigError } from '../config/config.js';
 import { dryCommand, validateCommand } from './validate.js';
 
 const USAGE = `usage: svc <command> [options]
+  server                                         the service: REST API, scheduler, queues (SVC_HOST, SVC_PORT)
   start <file> [--params "..."] [--run-id <id>]   run a DAG in the foreground
   status <dag> [--run-id <id>] [--json]          show a run (latest by default)
   outputs <dag> [--run-id <id>]                  print a run's outputs.json
@@ -20,7 +23,7 @@ const USAGE = `usage: svc <command> [options]
 environment: SVC_DATA_DIR (state, default ~/.local/share/svc), SVC_DAGS_DIR (DAG files, default $SVC_DATA_DIR/dags)
 `;
 
-const COMMANDS = { start: startCommand, status: statusCommand, outputs: outputsCommand, stop: stopCommand, retry: retryCommand, resume: resumeCommand, validate: validateCommand, dry: dryCommand };
+const COMMANDS = { server: serverCommand, start: startCommand, status: statusCommand, outputs: outputsCommand, stop: stopCommand, retry: retryCommand, resume: resumeCommand, validate: validateCommand, dry: dryCommand };
 
 export async function main(argv: string[], io: CliIO = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) }): Promise<number> {
   const [name, ...rest] = argv;
@@ -30,7 +33,13 @@ export async function main(argv: string[], io: CliIO = { out: (s) => process.std
     return name && name !== 'help' && name !== '--help' ? 2 : 0;
   }
   const progress = name === 'start' || name === 'retry' || name === 'resume' ? progressPrinter(io.out) : undefined;
-  const ctx = cliContext(io, progress);
+  let ctx;
+  try {
+    ctx = cliContext(io, progress);
+  } catch (e) {
+    if (e instanceof ConfigError) { io.err(`configuration error: ${e.message}\n`); return 2; }
+    throw e;
+  }
   try {
     return await cmd(ctx, parseArgs(rest, ['json']));
   } catch (e) {

@@ -1,6 +1,15 @@
-/** The only place that reads the environment: a frozen configuration with documented defaults. */
+/**
+ * The only place that reads the environment and the config file: a frozen configuration with documented
+ * defaults. Precedence: environment variable > config file (SVC_CONFIG, YAML) > default.
+ */
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { parseDurationMs } from '../core/spec/blocks.js';
+
+export interface QueueConfig { name: string; maxActiveRuns: number }
+export interface RemoteNodeConfig { name: string; apiBaseURL: string; authToken?: string }
 
 export interface Config {
   /** SVC_DATA_DIR: state (runs, logs, outputs). Default ~/.local/share/svc (or $XDG_DATA_HOME/svc). */
@@ -11,15 +20,97 @@ export interface Config {
   defaultShell: string[];
   /** SVC_LOG_LEVEL: info by default. */
   logLevel: string;
+  /** SVC_HOST (127.0.0.1) and SVC_PORT (8080): where `svc server` listens. */
+  host: string;
+  port: number;
+  /** SVC_SERVER_METRICS: private (default, credentials required once auth exists) or public. */
+  metrics: 'private' | 'public';
+  /** SVC_MONITORING_INTERVAL (5s) and SVC_MONITORING_RETENTION (24h): resource history sampling. */
+  monitoringIntervalMs: number;
+  monitoringRetentionMs: number;
+  /** SVC_QUEUE_ENABLED (true): whether the queue processor runs. */
+  queuesEnabled: boolean;
+  /** Named global queues (config file `queues: [{name, maxActiveRuns}]`). */
+  queues: QueueConfig[];
+  /** Other instances reachable by `remoteNode` (config file `remoteNodes: [{name, apiBaseURL, authToken}]`). */
+  remoteNodes: RemoteNodeConfig[];
+  /** SVC_TZ: time zone for cron schedules without CRON_TZ (default: the system's). */
+  tz?: string;
   /** The process environment, passed to the engine (which filters it for steps). */
   systemEnv: Record<string, string>;
+  version: string;
+}
+
+export class ConfigError extends Error {}
+
+type FileConfig = Partial<Record<string, unknown>>;
+
+function readConfigFile(path: string | undefined): FileConfig {
+  if (!path) return {};
+  try {
+    const data = parseYaml(readFileSync(path, 'utf8')) as unknown;
+    if (data === null || data === undefined) return {};
+    if (typeof data !== 'object' || Array.isArray(data)) throw new ConfigError(`${path}: the config file must be a YAML map`);
+    return data as FileConfig;
+  } catch (e) {
+    if (e instanceof ConfigError) throw e;
+    throw new ConfigError(`cannot read config file ${path}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
+
+function duration(name: string, v: string | undefined, fallback: number): number {
+  if (v === undefined) return fallback;
+  const ms = parseDurationMs(v);
+  if (ms === undefined || ms <= 0) throw new ConfigError(`${name}: "${v}" is not a duration like 5s, 1m, 24h`);
+  return ms;
+}
+
+function port(v: string | undefined): number {
+  if (v === undefined) return 8080;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`SVC_PORT: "${v}" is not a port number`);
+  return n;
+}
+
+function list<T>(v: unknown, name: string, check: (x: Record<string, unknown>) => T): T[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) throw new ConfigError(`${name} must be a list`);
+  return v.map((x, i) => {
+    if (typeof x !== 'object' || x === null) throw new ConfigError(`${name}[${i}] must be a map`);
+    return check(x as Record<string, unknown>);
+  });
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const file = readConfigFile(env.SVC_CONFIG);
+  const pick = (envName: string, key: string): string | undefined => str(env[envName]) ?? str(file[key]);
   const xdg = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share');
-  const dataDir = resolve(env.SVC_DATA_DIR || join(xdg, 'svc'));
-  const dagsDir = resolve(env.SVC_DAGS_DIR || join(dataDir, 'dags'));
-  const shell = (env.SVC_DEFAULT_SHELL || env.SHELL || '/bin/sh').trim().split(/\s+/);
+  const dataDir = resolve(pick('SVC_DATA_DIR', 'dataDir') ?? join(xdg, 'svc'));
+  const dagsDir = resolve(pick('SVC_DAGS_DIR', 'dagsDir') ?? join(dataDir, 'dags'));
+  const shell = (pick('SVC_DEFAULT_SHELL', 'defaultShell') ?? env.SHELL ?? '/bin/sh').trim().split(/\s+/);
+  const metrics = pick('SVC_SERVER_METRICS', 'metrics') ?? 'private';
+  if (metrics !== 'private' && metrics !== 'public') throw new ConfigError(`SVC_SERVER_METRICS: "${metrics}" must be private or public`);
   const systemEnv = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
-  return Object.freeze({ dataDir, dagsDir, defaultShell: shell, logLevel: env.SVC_LOG_LEVEL || 'info', systemEnv });
+  const queues = list(file.queues, 'queues', (q) => {
+    const maxActiveRuns = Number(q.maxActiveRuns ?? 1);
+    if (typeof q.name !== 'string' || !Number.isInteger(maxActiveRuns)) throw new ConfigError('queues entries need a name and an integer maxActiveRuns');
+    return { name: q.name, maxActiveRuns };
+  });
+  const remoteNodes = list(file.remoteNodes, 'remoteNodes', (n) => {
+    if (typeof n.name !== 'string' || typeof n.apiBaseURL !== 'string') throw new ConfigError('remoteNodes entries need a name and an apiBaseURL');
+    return { name: n.name, apiBaseURL: n.apiBaseURL.replace(/\/+$/, ''), ...(typeof n.authToken === 'string' ? { authToken: n.authToken } : {}) };
+  });
+  const tz = pick('SVC_TZ', 'tz');
+  return Object.freeze({
+    dataDir, dagsDir, defaultShell: shell, logLevel: pick('SVC_LOG_LEVEL', 'logLevel') ?? 'info',
+    host: pick('SVC_HOST', 'host') ?? '127.0.0.1', port: port(pick('SVC_PORT', 'port')), metrics,
+    monitoringIntervalMs: duration('SVC_MONITORING_INTERVAL', pick('SVC_MONITORING_INTERVAL', 'monitoringInterval'), 5000),
+    monitoringRetentionMs: duration('SVC_MONITORING_RETENTION', pick('SVC_MONITORING_RETENTION', 'monitoringRetention'), 24 * 3600_000),
+    queuesEnabled: (pick('SVC_QUEUE_ENABLED', 'queuesEnabled') ?? 'true') !== 'false',
+    queues, remoteNodes, ...(tz ? { tz } : {}), systemEnv, version: SVC_VERSION,
+  });
 }
+
+export const SVC_VERSION = '0.1.0';

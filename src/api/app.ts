@@ -1,0 +1,38 @@
+/**
+ * The express app of REST API v2 (SPEC 4): routers are factories over injected deps; handlers throw
+ * domain errors; one error middleware maps them. Express 5 forwards rejected promises of async
+ * handlers to the error middleware.
+ */
+import express, { type Express, type Router } from 'express';
+import { errorMiddleware, notFoundRoute } from './errors.js';
+
+export interface ApiLogger {
+  info(msg: string, f?: Record<string, unknown>): void;
+  warn(msg: string, f?: Record<string, unknown>): void;
+  error(msg: string, f?: Record<string, unknown>): void;
+}
+
+export interface AppParts {
+  log: ApiLogger;
+  /** Routers mounted under /api/v2, in order. */
+  routers: Router[];
+  /** Handlers mounted before the API routers (e.g. remoteNode forwarding, auth later). */
+  before?: express.RequestHandler[];
+  /** Routers mounted at the root (UI assets later). */
+  rootRouters?: Router[];
+}
+
+export function createApp(parts: AppParts): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'extended');
+  app.use(express.json({ limit: '5mb', strict: true }));
+  const api = express.Router();
+  for (const h of parts.before ?? []) api.use(h);
+  for (const r of parts.routers) api.use(r);
+  api.use(notFoundRoute);
+  app.use('/api/v2', api);
+  for (const r of parts.rootRouters ?? []) app.use(r);
+  app.use(errorMiddleware(parts.log));
+  return app;
+}

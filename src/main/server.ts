@@ -1,0 +1,53 @@
+/**
+ * `svc server`: REST API + scheduler + queue processor + engine in one process (the embedded backend).
+ * Areas are wired in dependency order: DAG catalog, runs (launcher, queues, scheduler), system
+ * (health, metrics, monitoring, workers, webhooks, remote nodes, OpenAPI).
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../api/app.js';
+import type { Config } from '../config/config.js';
+import type { EngineLogger } from '../core/ports/engine-ports.js';
+import { RunService } from '../engine/run-service.js';
+import { embeddedDeps } from './embedded.js';
+import { RunEvents, type AreaParts, type ServerBase } from './server/base.js';
+import { wireDags } from './server/dags.js';
+import { wireRuns } from './server/runs.js';
+import { wireSystem } from './server/system.js';
+
+export interface RunningServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Readonly<Config>, log: EngineLogger): Promise<RunningServer> {
+  const events = new RunEvents();
+  const engine = embeddedDeps(config, log, (run) => events.emit(run));
+  const base: ServerBase = { config, log, engine, runs: new RunService(engine), events, startedAt: Date.now() };
+  const dags = await wireDags(base);
+  const runs = await wireRuns(base, dags);
+  const system = await wireSystem(base, dags, runs);
+  const areas: AreaParts[] = [dags, runs, system];
+  const app = createApp({ log, routers: areas.flatMap((a) => a.routers), before: areas.flatMap((a) => a.before ?? []) });
+  const server = await listen(app, config.host, config.port);
+  const addr = server.address() as AddressInfo;
+  const url = `http://${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}`;
+  for (const a of areas) await a.start?.();
+  log.info('Started server', { url, dataDir: config.dataDir, dagsDir: config.dagsDir });
+  return {
+    url,
+    async close() {
+      for (const a of [...areas].reverse()) await a.stop?.();
+      await new Promise<void>((res) => server.close(() => res()));
+      server.closeAllConnections?.();
+    },
+  };
+}
+
+function listen(app: ReturnType<typeof createApp>, host: string, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host);
+    server.once('listening', () => resolve(server));
+    server.once('error', reject);
+  });
+}
