@@ -8,7 +8,7 @@ const all = ['core', 'engine', 'runtime', 'adapters', 'operator', 'api', 'auth',
 const except = (...keep) => all.filter((f) => !keep.includes(f));
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '**/*.js'] },
+  { ignores: ['dist/**', 'node_modules/**', '**/*.js', '**/*.generated.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,12 +1,11 @@
 /** The `svc` command line. */
 import { DomainError } from '../core/errors.js';
-import { parseArgs, UsageError } from './args.js';
-import { cliContext, type CliIO } from './context.js';
+import { parseArgs, UsageError, type Args } from './args.js';
+import { cliContext, type CliContext, type CliIO } from './context.js';
 import { outputsCommand, statusCommand } from './inspect.js';
 import { progressPrinter } from './progress.js';
 import { resumeCommand, retryCommand, stopCommand } from './control.js';
 import { startCommand } from './start.js';
-import { serverCommand } from './server.js';
 import { ConfigError } from '../config/config.js';
 import { dryCommand, validateCommand } from './validate.js';
 
@@ -23,11 +22,15 @@ const USAGE = `usage: svc <command> [options]
 environment: SVC_DATA_DIR (state, default ~/.local/share/svc), SVC_DAGS_DIR (DAG files, default $SVC_DATA_DIR/dags)
 `;
 
-const COMMANDS = { server: serverCommand, start: startCommand, status: statusCommand, outputs: outputsCommand, stop: stopCommand, retry: retryCommand, resume: resumeCommand, validate: validateCommand, dry: dryCommand };
+type Command = (ctx: CliContext, args: Args) => Promise<number>;
+/** `server` pulls in express and the API: loaded only when asked for, so short commands start fast. */
+const serverCommand: Command = async (ctx, args) => (await import('./server.js')).serverCommand(ctx, args);
+
+const COMMANDS: Record<string, Command> = { server: serverCommand, start: startCommand, status: statusCommand, outputs: outputsCommand, stop: stopCommand, retry: retryCommand, resume: resumeCommand, validate: validateCommand, dry: dryCommand };
 
 export async function main(argv: string[], io: CliIO = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) }): Promise<number> {
   const [name, ...rest] = argv;
-  const cmd = name ? COMMANDS[name as keyof typeof COMMANDS] : undefined;
+  const cmd = name ? COMMANDS[name] : undefined;
   if (!cmd) {
     (name && name !== 'help' && name !== '--help' ? io.err : io.out)(USAGE);
     return name && name !== 'help' && name !== '--help' ? 2 : 0;

@@ -10,6 +10,8 @@ export interface Ctx {
   nowIso: string;
   effects: Effect[];
   wake: number[];
+  /** Main nodes by name, for dependency lookups. */
+  byName: Map<string, NodeState>;
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString();

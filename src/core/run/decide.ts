@@ -13,7 +13,8 @@ import type { Decision, Observation, RunState } from './state.js';
 import { NodeStatus, RunStatus, isNodeDone, isRunTerminal } from './status.js';
 
 export function decide(def: DagDefinition, prev: RunState, observations: Observation[], now: number): Decision {
-  const ctx: Ctx = { def, s: structuredClone(prev), now, nowIso: iso(now), effects: [], wake: [] };
+  const s = structuredClone(prev);
+  const ctx: Ctx = { def, s, now, nowIso: iso(now), effects: [], wake: [], byName: new Map(s.nodes.map((n) => [n.name, n])) };
   if (isRunTerminal(ctx.s.status)) {
     for (const o of observations) if (o.type === 'patchStatus') observe(ctx, o);
     return { state: ctx.s, effects: [] };

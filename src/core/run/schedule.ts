@@ -11,7 +11,7 @@ type Readiness = { ready: true } | { ready: false; block?: { status: NodeStatus;
 /** SPEC 2.3 depends + continueOn: dependants of a failure abort, of a skip are skipped (unless continueOn allows). */
 export function readiness(ctx: Ctx, step: StepDefinition): Readiness {
   for (const dep of step.depends) {
-    const d = ctx.s.nodes.find((n) => n.name === dep);
+    const d = ctx.byName.get(dep);
     if (!d) continue;
     if (!isNodeDone(d.status)) return { ready: false };
     const depStep = stepFor(ctx, d);

@@ -152,8 +152,15 @@ export function newRunState(def: DagDefinition): RunState {
   };
 }
 
-/** The step definition behind a node (handlers included). */
+const stepIndex = new WeakMap<DagDefinition, Map<string, StepDefinition>>();
+
+/** The step definition behind a node (handlers included); indexed once per definition object. */
 export function stepOf(def: DagDefinition, node: NodeState): StepDefinition | undefined {
   if (node.handler) return def.handlerOn[node.handler];
-  return def.steps.find((s) => s.name === node.name);
+  let index = stepIndex.get(def);
+  if (!index) {
+    index = new Map(def.steps.map((s) => [s.name, s]));
+    stepIndex.set(def, index);
+  }
+  return index.get(node.name);
 }

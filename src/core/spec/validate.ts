@@ -3,21 +3,19 @@
  * path-named messages. Alternatives (anyOf/oneOf) are reported once: when the value has the type of
  * one alternative only that alternative's errors are kept, otherwise one "must be a X or a Y" message.
  */
-import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { at, idx, stepLabel, unique } from './errors.js';
 import { DAG_SCHEMA } from './schema.js';
+import { validate as generated } from './validator.generated.js';
 import { isObj } from './values.js';
 
 type Schema = Record<string, unknown>;
 
-let compiled: ValidateFunction | undefined;
-
-/** Compiled once on first use (compilation is pure and costs a few milliseconds). */
-function validator(): ValidateFunction {
-  compiled ??= new Ajv({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true }).compile(DAG_SCHEMA as unknown as Schema);
-  return compiled;
-}
+/**
+ * The schema compiled ahead of time (hack/gen-validator.mjs): compiling it at run time cost a few
+ * hundred milliseconds per process. validator.test.ts fails when the generated file is stale.
+ */
+const validator = (): ValidateFunction => generated as ValidateFunction;
 
 /** Every schema problem of a document, as `path: message` lines. */
 export function schemaProblems(doc: unknown): string[] {

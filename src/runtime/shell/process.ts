@@ -13,7 +13,8 @@ import type { ExecResult } from '../../core/run/state.js';
 import { commandArgvs } from './argv.js';
 import { adoptProcess } from './adopt.js';
 import { killGroup } from './records.js';
-import { LogSink, newCapture, pump, type Capture } from './sink.js';
+import type { Capture } from './sink.js';
+import { stepOutputs, type StepOutputs } from './outputs.js';
 
 /**
  * $0 is the exit file; the command follows. The code is written by the shell's builtin echo in one
@@ -22,6 +23,23 @@ import { LogSink, newCapture, pump, type Capture } from './sink.js';
  * one extra fork/exec of mv per execution, a third of the processes of a `true` step.)
  */
 const WRAPPER = 'c=0; "$@" || c=$?; echo "$c" > "$0"; exit "$c"';
+
+const SH_LIKE = /(^|\/)(sh|bash|dash|zsh|ksh|ash)$/;
+const shQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The argv that also records the exit code for adoption after a crash. For an sh-like `-c` command
+ * an EXIT trap in the same shell writes it (no extra process per step; on the same line, so error
+ * line numbers do not move); anything else runs under the small sh wrapper.
+ */
+export function recordingArgv(argv: string[], exitFile: string): string[] {
+  const c = argv.indexOf('-c');
+  if (SH_LIKE.test(argv[0] ?? '') && c > 0 && c === argv.length - 2) {
+    const trap = `trap ${shQuote(`echo $? > ${shQuote(exitFile)}`)} EXIT; `;
+    return [...argv.slice(0, c + 1), trap + argv[c + 1]!];
+  }
+  return ['/bin/sh', '-c', WRAPPER, exitFile, ...argv];
+}
 
 export const signalNumber = (sig: string): number => (osConstants.signals as Record<string, number>)[sig] ?? 15;
 
@@ -51,21 +69,19 @@ function sendSignal(state: Live, sig: string): void {
 async function runAll(req: ExecRequest, state: Live): Promise<ExecResult> {
   await prepareDirs(req);
   const scriptFile = req.script !== undefined ? await writeScript(req) : undefined;
-  const out = new LogSink([req.files.stdout, ...(req.files.stdoutCopy ? [req.files.stdoutCopy] : [])]);
-  // Merged logs: both sinks append (O_APPEND) to the same file; the `stdout:` copy still gets stdout only.
-  const err = new LogSink([req.files.stderr, ...(req.files.stderrCopy ? [req.files.stderrCopy] : [])]);
-  const capture = req.capture ? newCapture() : undefined;
+  const outputs = stepOutputs(req);
   const deadline = req.timeoutMs > 0 ? Date.now() + req.timeoutMs : 0;
   let code = 0;
   let signal: string | undefined;
+  let capture: Capture | undefined;
   try {
     for (const argv of commandArgvs(req, scriptFile)) {
       if (state.stopped) break;
-      ({ code, signal } = await runOne(req, argv, { out, err, capture, state, deadline }));
+      ({ code, signal } = await runOne(req, argv, { outputs, state, deadline }));
       if (code !== 0 || signal) break;
     }
   } finally {
-    await Promise.all([out.close(), err.close()]);
+    capture = await outputs.finish();
     if (scriptFile) await rm(scriptFile, { force: true });
   }
   return toResult(req, code, signal ?? state.stopped, state.timedOut, capture);
@@ -83,17 +99,16 @@ function toResult(req: ExecRequest, code: number, signal: string | undefined, ti
   return r;
 }
 
-interface RunCtx { out: LogSink; err: LogSink; capture: Capture | undefined; state: Live; deadline: number }
+interface RunCtx { outputs: StepOutputs; state: Live; deadline: number }
 
 function runOne(req: ExecRequest, argv: string[], ctx: RunCtx): Promise<{ code: number; signal?: string }> {
   return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', WRAPPER, req.files.exitFile, ...argv], {
-      cwd: req.workingDir, env: req.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const [file, ...rest] = recordingArgv(argv, req.files.exitFile);
+    const child = spawn(file!, rest, { cwd: req.workingDir, env: req.env, detached: true, stdio: ctx.outputs.stdio() });
     let timer: NodeJS.Timeout | undefined;
-    const pumps = [pump(child.stdout!, ctx.out, req.secrets, ctx.capture, req.maxOutputSize), pump(child.stderr!, ctx.err, req.secrets)];
+    const written = ctx.outputs.attach(child);
     child.on('error', (e) => {
-      ctx.err.write(`${e.message}\n`);
+      ctx.outputs.note(`${e.message}\n`);
       resolve({ code: 127 });
     });
     child.on('spawn', () => {
@@ -107,16 +122,21 @@ function runOne(req: ExecRequest, argv: string[], ctx: RunCtx): Promise<{ code: 
     child.on('close', (code, sig) => {
       if (timer) clearTimeout(timer);
       ctx.state.pid = 0;
-      void Promise.all(pumps).then(() => resolve(sig ? { code: 128 + signalNumber(sig), signal: sig } : { code: code ?? 1 }));
+      void written.then(() => resolve(sig ? { code: 128 + signalNumber(sig), signal: sig } : { code: code ?? 1 }));
     });
   });
 }
 
+/** Directories this process already created (log and record dirs are shared by every step of an attempt). */
+const made = new Set<string>();
+
+/** Exec records are unique per (attempt, node, execution), so no stale exit file can exist: nothing to remove. */
 async function prepareDirs(req: ExecRequest): Promise<void> {
   const dirs = new Set([req.workingDir, dirname(req.files.stdout), dirname(req.files.stderr), dirname(req.files.exitFile)]);
   for (const f of [req.files.stdoutCopy, req.files.stderrCopy]) if (f) dirs.add(dirname(f));
-  await Promise.all([...dirs].map((d) => mkdir(d, { recursive: true })));
-  await rm(req.files.exitFile, { force: true });
+  const todo = [...dirs].filter((d) => !made.has(d));
+  await Promise.all(todo.map((d) => mkdir(d, { recursive: true })));
+  for (const d of todo) if (d !== req.workingDir) made.add(d);
 }
 
 async function writeScript(req: ExecRequest): Promise<string> {

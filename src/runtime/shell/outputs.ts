@@ -1,0 +1,117 @@
+/**
+ * Where a step's stdout/stderr go. Direct: the child writes straight into the log files (no pipes, no
+ * copying through the engine; output written while the engine is down survives, so adoption after a
+ * crash loses nothing). Piped: through the engine, when secrets must be masked or `stdout:`/`stderr:`
+ * copies are requested.
+ */
+import { closeSync, openSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import type { ChildProcess, StdioOptions } from 'node:child_process';
+import type { ExecRequest } from '../../core/ports/executor.js';
+import { LogSink, newCapture, pump, type Capture } from './sink.js';
+
+export interface StepOutputs {
+  /** stdio for one spawned command. */
+  stdio(): StdioOptions;
+  /** After spawn: release per-command resources, hook pipes. Resolves when all output of the command is written. */
+  attach(child: ChildProcess): Promise<void>;
+  /** A message of the engine itself (spawn failure) into the stderr log. */
+  note(text: string): void;
+  /** After the last command: flush, close, and the captured stdout for `output:`. */
+  finish(): Promise<Capture | undefined>;
+}
+
+export function stepOutputs(req: ExecRequest): StepOutputs {
+  const piped = req.secrets.length > 0 || !!req.files.stdoutCopy || !!req.files.stderrCopy;
+  return piped ? new PipedOutputs(req) : new DirectOutputs(req);
+}
+
+class DirectOutputs implements StepOutputs {
+  private fds: number[] = [];
+  private readonly start: number;
+
+  constructor(private readonly req: ExecRequest) {
+    this.start = sizeOf(req.files.stdout);
+  }
+
+  stdio(): StdioOptions {
+    const out = openSync(this.req.files.stdout, 'a');
+    const err = this.req.files.stderr === this.req.files.stdout ? out : openSync(this.req.files.stderr, 'a');
+    this.fds = [...new Set([out, err])];
+    return ['ignore', out, err];
+  }
+
+  attach(): Promise<void> {
+    for (const fd of this.fds) closeSync(fd);
+    this.fds = [];
+    return Promise.resolve();
+  }
+
+  note(text: string): void {
+    void appendText(this.req.files.stderr, text);
+  }
+
+  /** The capture is this execution's part of the stdout log (retries append to the same file). */
+  async finish(): Promise<Capture | undefined> {
+    if (!this.req.capture) return undefined;
+    const limit = this.req.maxOutputSize;
+    const fh = await open(this.req.files.stdout, 'r');
+    try {
+      const buf = Buffer.alloc(Math.min(limit + 1, Math.max(0, sizeOf(this.req.files.stdout) - this.start)));
+      const { bytesRead } = await fh.read(buf, 0, buf.length, this.start);
+      const cap = newCapture();
+      cap.bytes = bytesRead;
+      cap.overflow = bytesRead > limit;
+      if (!cap.overflow) cap.chunks.push(buf.subarray(0, bytesRead).toString('utf8'));
+      return cap;
+    } finally {
+      await fh.close();
+    }
+  }
+}
+
+class PipedOutputs implements StepOutputs {
+  private readonly out: LogSink;
+  private readonly err: LogSink;
+  private readonly capture: Capture | undefined;
+
+  constructor(private readonly req: ExecRequest) {
+    this.out = new LogSink([req.files.stdout, ...(req.files.stdoutCopy ? [req.files.stdoutCopy] : [])]);
+    // Merged logs: both sinks append (O_APPEND) to the same file; the `stdout:` copy still gets stdout only.
+    this.err = new LogSink([req.files.stderr, ...(req.files.stderrCopy ? [req.files.stderrCopy] : [])]);
+    this.capture = req.capture ? newCapture() : undefined;
+  }
+
+  stdio(): StdioOptions {
+    return ['ignore', 'pipe', 'pipe'];
+  }
+
+  attach(child: ChildProcess): Promise<void> {
+    return Promise.all([
+      pump(child.stdout!, this.out, this.req.secrets, this.capture, this.req.maxOutputSize),
+      pump(child.stderr!, this.err, this.req.secrets),
+    ]).then(() => undefined);
+  }
+
+  note(text: string): void {
+    this.err.write(text);
+  }
+
+  async finish(): Promise<Capture | undefined> {
+    await Promise.all([this.out.close(), this.err.close()]);
+    return this.capture;
+  }
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+async function appendText(path: string, text: string): Promise<void> {
+  const fh = await open(path, 'a');
+  try { await fh.write(text); } finally { await fh.close(); }
+}
