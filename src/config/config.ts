@@ -34,6 +34,13 @@ export interface Config {
   queues: QueueConfig[];
   /** Other instances reachable by `remoteNode` (config file `remoteNodes: [{name, apiBaseURL, authToken}]`). */
   remoteNodes: RemoteNodeConfig[];
+  /**
+   * Static credentials (SPEC 5.1): SVC_AUTH_TOKEN (file `auth.token.value`) and SVC_AUTH_BASIC_USERNAME
+   * with SVC_AUTH_BASIC_PASSWORD (file `auth.basic.username/password`). Until authentication (issue 5)
+   * they only open private metrics.
+   */
+  authToken?: string;
+  authBasic?: { username: string; password: string };
   /** SVC_TZ: time zone for cron schedules without CRON_TZ (default: the system's). */
   tz?: string;
   /** The process environment, passed to the engine (which filters it for steps). */
@@ -100,17 +107,35 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   });
   const remoteNodes = list(file.remoteNodes, 'remoteNodes', (n) => {
     if (typeof n.name !== 'string' || typeof n.apiBaseURL !== 'string') throw new ConfigError('remoteNodes entries need a name and an apiBaseURL');
+    if (n.name === 'local') throw new ConfigError('remoteNodes: the name "local" means this instance');
+    if (!/^https?:\/\/[^/]/.test(n.apiBaseURL)) throw new ConfigError(`remoteNodes ${n.name}: apiBaseURL must be an http(s) URL ending in /api/v2`);
     return { name: n.name, apiBaseURL: n.apiBaseURL.replace(/\/+$/, ''), ...(typeof n.authToken === 'string' ? { authToken: n.authToken } : {}) };
   });
   const tz = pick('SVC_TZ', 'tz');
+  const auth = staticAuth(env, file);
   return Object.freeze({
     dataDir, dagsDir, defaultShell: shell, logLevel: pick('SVC_LOG_LEVEL', 'logLevel') ?? 'info',
     host: pick('SVC_HOST', 'host') ?? '127.0.0.1', port: port(pick('SVC_PORT', 'port')), metrics,
     monitoringIntervalMs: duration('SVC_MONITORING_INTERVAL', pick('SVC_MONITORING_INTERVAL', 'monitoringInterval'), 5000),
     monitoringRetentionMs: duration('SVC_MONITORING_RETENTION', pick('SVC_MONITORING_RETENTION', 'monitoringRetention'), 24 * 3600_000),
     queuesEnabled: (pick('SVC_QUEUE_ENABLED', 'queuesEnabled') ?? 'true') !== 'false',
-    queues, remoteNodes, ...(tz ? { tz } : {}), systemEnv, version: SVC_VERSION,
+    queues, remoteNodes, ...(tz ? { tz } : {}), ...auth, systemEnv, version: SVC_VERSION,
   });
+}
+
+/** Reads `a.b.c` of the config file as a string. */
+function nested(file: FileConfig, ...path: string[]): string | undefined {
+  let v: unknown = file;
+  for (const k of path) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[k] : undefined;
+  return str(v);
+}
+
+function staticAuth(env: NodeJS.ProcessEnv, file: FileConfig): Pick<Config, 'authToken' | 'authBasic'> {
+  const token = str(env.SVC_AUTH_TOKEN) ?? nested(file, 'auth', 'token', 'value');
+  const username = str(env.SVC_AUTH_BASIC_USERNAME) ?? nested(file, 'auth', 'basic', 'username');
+  const password = str(env.SVC_AUTH_BASIC_PASSWORD) ?? nested(file, 'auth', 'basic', 'password');
+  if ((username === undefined) !== (password === undefined)) throw new ConfigError('basic auth needs both SVC_AUTH_BASIC_USERNAME and SVC_AUTH_BASIC_PASSWORD');
+  return { ...(token ? { authToken: token } : {}), ...(username && password ? { authBasic: { username, password } } : {}) };
 }
 
 export const SVC_VERSION = '0.1.0';
