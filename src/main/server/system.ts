@@ -1,8 +1,92 @@
-/** Wiring of the system area (SPEC 4.1, 4.7, 4.8): health, metrics, monitoring, workers, webhooks, remote nodes, OpenAPI. */
+/** Wiring of the system area (SPEC 4.1, 4.7, 4.8): health, metrics, monitoring, workers, webhooks, remote nodes. */
+import { randomUUID } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access, mkdir } from 'node:fs/promises';
+import { FileWebhookStore } from '../../adapters/webhooks/file-webhook-store.js';
+import { HttpForwarder } from '../../adapters/remote/http-forwarder.js';
+import { createHealthRouter } from '../../api/system/health.js';
+import { createMetricsRouter } from '../../api/system/metrics.js';
+import { remoteNodeHandler } from '../../api/system/remote-node.js';
+import { createResourceHistoryRouter } from '../../api/system/resources.js';
+import { createWebhookRouter } from '../../api/system/webhooks.js';
+import { createWorkersRouter, healthOf, type Worker } from '../../api/system/workers.js';
+import { hasCredentials, matchesCredentials, type StaticCredentials } from '../../auth/static-credentials.js';
+import { WebhookService } from '../../auth/webhook-service.js';
+import type { DagRunResource } from '../../core/resources.js';
+import { SvcMetrics } from '../../observability/metrics.js';
+import { ResourceMonitor } from '../../observability/resource-monitor.js';
+import { isActiveRun, RunCensus } from '../../observability/run-census.js';
 import type { AreaParts, ServerBase } from './base.js';
 import type { DagsArea } from './dags.js';
 import type { RunsArea } from './runs.js';
 
-export async function wireSystem(_base: ServerBase, _dags: DagsArea, _runs: RunsArea): Promise<AreaParts> {
-  throw new Error('the system area is not wired yet');
+/** Build date of this version (svc_info{build_date}). */
+export const BUILD_DATE = '2026-01-01';
+
+export async function wireSystem(base: ServerBase, dags: DagsArea, runs: RunsArea): Promise<AreaParts> {
+  const { config, engine } = base;
+  const now = () => Date.now();
+  const census = new RunCensus(engine.store, now);
+  const webhookStore = new FileWebhookStore(config.dataDir);
+  const webhooks = new WebhookService(webhookStore, now, randomUUID);
+  const monitor = new ResourceMonitor(config.dataDir, config.monitoringIntervalMs, config.monitoringRetentionMs);
+  let running = false;
+  let dagEntries = 0;
+  const metrics = new SvcMetrics({
+    version: config.version, buildDate: BUILD_DATE, startedAt: base.startedAt, now,
+    schedulerRunning: () => running,
+    dagsTotal: async () => (dagEntries = (await dags.catalog.list()).entries.length),
+    census: () => census.snapshot(),
+    cacheEntries: () => ({ dag_definition: dagEntries, dag_run_status: census.size(), api_key: 0, webhook: webhookStore.cacheSize() }),
+  });
+  const unsubscribe = base.events.on((run) => metrics.observe(run));
+  const credentials: StaticCredentials = { ...(config.authToken ? { token: config.authToken } : {}), ...(config.authBasic ? { basic: config.authBasic } : {}) };
+
+  const routers = [
+    createHealthRouter({ version: config.version, startedAt: base.startedAt, now, problem: () => dataDirProblem(config.dataDir) }),
+    createMetricsRouter({
+      access: config.metrics, contentType: metrics.contentType, render: () => metrics.render(),
+      authorize: (h) => matchesCredentials(h, credentials),
+      unavailableReason: () => (hasCredentials(credentials) ? undefined
+        : 'metrics access is private and no credential is configured: set SVC_SERVER_METRICS=public, or SVC_AUTH_TOKEN and send it as a Bearer token'),
+    }),
+    createResourceHistoryRouter({ history: (ms) => monitor.history(ms), intervalMs: monitor.intervalMs, retentionMs: monitor.retentionMs }),
+    createWorkersRouter({ workers: async () => [localWorker((await census.snapshot()).runs, now())] }),
+    createWebhookRouter({ webhooks, catalog: dags.catalog, launcher: runs.launcher, runs: engine.store }),
+  ];
+  return {
+    routers,
+    before: [remoteNodeHandler({ nodes: config.remoteNodes, forwarder: new HttpForwarder() })],
+    async start() {
+      await mkdir(config.dataDir, { recursive: true });
+      monitor.start();
+      running = true;
+    },
+    stop() {
+      running = false;
+      monitor.stop();
+      unsubscribe();
+    },
+  };
+}
+
+/** Why the data directory cannot hold state (a cheap access check), or undefined. */
+async function dataDirProblem(dir: string): Promise<string | undefined> {
+  try {
+    await access(dir, constants.W_OK | constants.X_OK);
+    return undefined;
+  } catch (e) {
+    return `data directory ${dir} is not writable: ${(e as NodeJS.ErrnoException).code ?? String(e)}`;
+  }
+}
+
+/** The embedded backend's one worker: this process, heartbeating as it answers. */
+function localWorker(all: DagRunResource[], now: number): Worker {
+  return {
+    id: 'local', labels: {}, health_status: healthOf(0), last_heartbeat: new Date(now).toISOString(),
+    running_tasks: all.filter(isActiveRun).map((r) => ({
+      dagName: r.spec.dagName, dagRunId: r.spec.dagRunId, rootDagRunName: r.spec.root.name, rootDagRunId: r.spec.root.dagRunId,
+      parentDagRunName: r.spec.parent?.name ?? '', parentDagRunId: r.spec.parent?.dagRunId ?? '', startedAt: r.status.run.startedAt,
+    })),
+  };
 }

@@ -1,0 +1,109 @@
+/**
+ * Webhooks (SPEC 4.7): the trigger POST /webhooks/{fileName} (webhook token) and the Admin
+ * management routes GET /webhooks and /dags/{fileName}/webhook[/regenerate|/toggle].
+ */
+import { Router, type Request } from 'express';
+import { AlreadyExistsError, BadRequestError, DomainError } from '../../core/errors.js';
+import type { RunStore } from '../../core/ports/run-store.js';
+import { isValidRunId } from '../../core/resources.js';
+import { isValidFileName } from '../../core/spec/names.js';
+import type { WebhookService } from '../../auth/webhook-service.js';
+import { bearerToken } from '../../auth/webhook-tokens.js';
+import type { DagCatalog } from '../../engine/catalog.js';
+import type { RunLauncher } from '../../engine/launcher.js';
+import { guardFor, type AccessGuard } from '../access.js';
+
+/** WEBHOOK_PAYLOAD travels in the step environment: Linux caps one variable near 128 KiB. */
+export const MAX_PAYLOAD_BYTES = 64 * 1024;
+
+export interface WebhookRouterDeps {
+  webhooks: WebhookService;
+  catalog: DagCatalog;
+  launcher: RunLauncher;
+  runs: Pick<RunStore, 'get'>;
+  guard?: AccessGuard;
+}
+
+export function fileNameParam(req: Request): string {
+  const f = req.params.fileName;
+  if (typeof f !== 'string' || f.length > 255 || !isValidFileName(f)) {
+    throw new BadRequestError(`invalid fileName ${JSON.stringify(f)}: use letters, digits, "_" and "-"`);
+  }
+  return f;
+}
+
+interface TriggerBody { dagRunId?: string; payload: unknown }
+
+function triggerBody(body: unknown): TriggerBody {
+  if (body === undefined || body === null) return { payload: {} };
+  if (typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('the body must be a JSON object {dagRunId?, payload?}');
+  const { dagRunId, payload } = body as Record<string, unknown>;
+  if (dagRunId !== undefined && (typeof dagRunId !== 'string' || !isValidRunId(dagRunId))) {
+    throw new BadRequestError('dagRunId must be a run id: letters, digits, _ . - (max 64)');
+  }
+  if (payload !== undefined && (typeof payload !== 'object' || payload === null || Array.isArray(payload))) {
+    throw new BadRequestError('payload must be a JSON object');
+  }
+  return { ...(dagRunId !== undefined ? { dagRunId } : {}), payload: payload ?? {} };
+}
+
+function payloadEnv(payload: unknown): string {
+  const text = JSON.stringify(payload);
+  if (Buffer.byteLength(text) > MAX_PAYLOAD_BYTES) throw new BadRequestError(`payload is larger than ${MAX_PAYLOAD_BYTES} bytes`);
+  return text;
+}
+
+export function createWebhookRouter(d: WebhookRouterDeps): Router {
+  const r = Router();
+  const admin = guardFor(d.guard, 'admin');
+
+  r.post('/webhooks/:fileName', guardFor(d.guard, 'webhook'), async (req, res) => {
+    const fileName = fileNameParam(req);
+    const token = bearerToken(req.get('authorization'));
+    if (!token) throw new DomainError('unauthorized', 'missing webhook token: send Authorization: Bearer svc_wh_...');
+    const entry = await d.catalog.get(fileName);
+    const hook = await d.webhooks.authenticate(fileName, token);
+    const body = triggerBody(req.body);
+    const env = payloadEnv(body.payload);
+    if (body.dagRunId && (await d.runs.get({ dagName: entry.loaded.definition.name, dagRunId: body.dagRunId }))) {
+      throw new AlreadyExistsError(`dag-run ${body.dagRunId} of DAG ${entry.loaded.definition.name} already exists`, { dagRunId: body.dagRunId });
+    }
+    const launched = await d.launcher.start(entry.loaded, {
+      trigger: 'webhook', extraEnv: { WEBHOOK_PAYLOAD: env }, ...(body.dagRunId ? { dagRunId: body.dagRunId } : {}),
+    });
+    await d.webhooks.markUsed(hook);
+    res.json({ dagRunId: launched.dagRunId, dagName: launched.dagName });
+  });
+
+  r.get('/webhooks', admin, async (_req, res) => {
+    res.json({ webhooks: await d.webhooks.list() });
+  });
+
+  r.get('/dags/:fileName/webhook', admin, async (req, res) => {
+    res.json(await d.webhooks.get(fileNameParam(req)));
+  });
+
+  r.post('/dags/:fileName/webhook', admin, async (req, res) => {
+    const fileName = fileNameParam(req);
+    await d.catalog.get(fileName); // 404 when the DAG does not exist
+    res.status(201).json(await d.webhooks.create(fileName));
+  });
+
+  r.delete('/dags/:fileName/webhook', admin, async (req, res) => {
+    await d.webhooks.delete(fileNameParam(req));
+    res.status(204).end();
+  });
+
+  r.post('/dags/:fileName/webhook/regenerate', admin, async (req, res) => {
+    res.json(await d.webhooks.regenerate(fileNameParam(req)));
+  });
+
+  r.post('/dags/:fileName/webhook/toggle', admin, async (req, res) => {
+    const fileName = fileNameParam(req);
+    const enabled = (req.body as Record<string, unknown> | undefined)?.enabled;
+    if (typeof enabled !== 'boolean') throw new BadRequestError('body must be {"enabled": true|false}');
+    res.json(await d.webhooks.toggle(fileName, enabled));
+  });
+
+  return r;
+}

@@ -1,0 +1,180 @@
+/** Webhooks (SPEC 4.7) over real HTTP: management, trigger, tokens, payload, errors. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { eventually, type TestServer } from '../../helpers/server.js';
+import { systemServer } from './harness.js';
+
+let srv: TestServer;
+const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
+const trigger = (file: string, token: string | undefined, body?: unknown) =>
+  srv.req('POST', `/webhooks/${file}`, body, token === undefined ? {} : bearer(token));
+
+beforeAll(async () => {
+  srv = await systemServer().start();
+  srv.dag('hook', 'steps:\n  - name: show\n    command: printf "%s" "$WEBHOOK_PAYLOAD" > "$OUT"\n'.replace('$OUT', join(srv.dir, 'payload-$DAG_RUN_ID.txt')));
+  srv.dag('other', 'steps:\n  - command: "true"\n');
+  srv.dag('broken', 'steps: 12\n');
+});
+afterAll(() => srv.stop());
+
+describe('webhook management', () => {
+  test('create returns the token once; get and list never show it; stored files hold only its hash', async () => {
+    const created = await srv.post('/dags/hook/webhook');
+    expect(created.status).toBe(201);
+    const { webhook, token } = created.body;
+    expect(token).toMatch(/^svc_wh_[A-Za-z0-9_-]{40,}$/);
+    expect(webhook).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/), dagName: 'hook', tokenPrefix: token.slice(0, 12), enabled: true,
+      createdAt: expect.any(String), updatedAt: expect.any(String), createdBy: '', lastUsedAt: '',
+    });
+    const got = await srv.get('/dags/hook/webhook');
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual(webhook);
+    const list = await srv.get('/webhooks');
+    expect(list.status).toBe(200);
+    expect(list.body.webhooks).toEqual([webhook]);
+    for (const r of [got, list]) expect(r.text).not.toContain(token);
+    const dir = join(srv.dataDir, 'webhooks');
+    for (const f of readdirSync(dir)) {
+      const text = readFileSync(join(dir, f), 'utf8');
+      expect(text).not.toContain(token);
+      expect(text).not.toContain(token.slice(12));
+    }
+    expect((await srv.post('/dags/hook/webhook')).status).toBe(409);
+    expect((await srv.post('/dags/hook/webhook')).body.code).toBe('already_exists');
+  });
+
+  test.each([
+    ['GET', '/dags/other/webhook', 404, 'not_found'],
+    ['DELETE', '/dags/other/webhook', 404, 'not_found'],
+    ['POST', '/dags/other/webhook/regenerate', 404, 'not_found'],
+    ['POST', '/dags/other/webhook/toggle', 404, 'not_found'],
+    ['POST', '/dags/nope/webhook', 404, 'not_found'],
+    ['GET', '/dags/..%2Fetc/webhook', 400, 'bad_request'],
+    ['POST', '/dags/a%00b/webhook', 400, 'bad_request'],
+    ['POST', '/dags/a.b/webhook', 400, 'bad_request'],
+    ['DELETE', `/dags/${'x'.repeat(300)}/webhook`, 400, 'bad_request'],
+    ['POST', '/webhooks/..%2F..%2Fhook', 400, 'bad_request'],
+  ])('%s %s -> %i %s', async (method, path, status, code) => {
+    const r = await srv.req(method, path, method === 'POST' ? { enabled: true } : undefined);
+    expect(r.status).toBe(status);
+    expect(r.body).toMatchObject({ code, message: expect.any(String) });
+  });
+
+  test.each([
+    [{}, 'missing'], [{ enabled: 'yes' }, 'string'], [{ enabled: 1 }, 'number'], ['not json', 'bad JSON'],
+  ])('toggle with %p (%s) -> 400', async (body) => {
+    const r = await srv.req('POST', '/dags/hook/webhook/toggle', body);
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe('bad_request');
+  });
+});
+
+describe('trigger', () => {
+  let token: string;
+  beforeAll(async () => {
+    await srv.req('DELETE', '/dags/other/webhook');
+    token = (await srv.post('/dags/other/webhook')).body.token;
+  });
+
+  test('starts a run with the payload in WEBHOOK_PAYLOAD and marks the webhook used', async () => {
+    const tok = (await srv.post('/dags/hook/webhook/regenerate')).body.token as string;
+    const payload = { ref: 'main', n: 3, nested: { quote: 'it\'s "x"' } };
+    const r = await trigger('hook', tok, { payload, dagRunId: 'wh-1' });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ dagRunId: 'wh-1', dagName: 'hook' });
+    const file = join(srv.dir, 'payload-wh-1.txt');
+    const text = await eventually(async () => readFileSync(file, 'utf8') || undefined, 'the step to write the payload');
+    expect(JSON.parse(text)).toEqual(payload);
+    expect((await srv.get('/dags/hook/webhook')).body.lastUsedAt).not.toBe('');
+  });
+
+  test('an existing dagRunId is 409 already_exists (idempotency)', async () => {
+    await trigger('other', token, { dagRunId: 'same-id' });
+    const again = await trigger('other', token, { dagRunId: 'same-id' });
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('already_exists');
+  });
+
+  test('no body, empty object and no payload all start a run', async () => {
+    for (const body of [undefined, {}]) {
+      const r = await trigger('other', token, body);
+      expect(r.status).toBe(200);
+      expect(r.body.dagRunId).toEqual(expect.any(String));
+    }
+  });
+
+  test.each([
+    ['no Authorization', undefined, 401, 'unauthorized'],
+    ['a wrong token', 'svc_wh_wrong', 401, 'unauthorized'],
+    ['an empty bearer', '', 401, 'unauthorized'],
+  ])('%s', async (_what, tok, status, code) => {
+    const r = await trigger('other', tok);
+    expect(r.status).toBe(status);
+    expect(r.body.code).toBe(code);
+  });
+
+  test('Basic credentials are not a webhook token', async () => {
+    const r = await srv.req('POST', '/webhooks/other', {}, { authorization: `Basic ${Buffer.from(`x:${token}`).toString('base64')}` });
+    expect(r.status).toBe(401);
+  });
+
+  test('a token of another DAG is 401', async () => {
+    const hookToken = (await srv.post('/dags/hook/webhook/regenerate')).body.token;
+    expect((await trigger('other', hookToken)).status).toBe(401);
+  });
+
+  test.each([
+    ['unknown DAG', 'missing', 404, 'not_found'],
+    ['DAG without webhook', 'broken', 404, 'not_found'],
+  ])('%s', async (_what, file, status, code) => {
+    const r = await trigger(file, token);
+    expect(r.status).toBe(status);
+    expect(r.body.code).toBe(code);
+  });
+
+  test.each([
+    [{ payload: 'text' }], [{ payload: [1, 2] }], [{ payload: 5 }], [{ dagRunId: 7 }], [{ dagRunId: '../x' }],
+    [{ dagRunId: 'a'.repeat(65) }], [[1]], ['{bad json'], [{ payload: { big: 'x'.repeat(70_000) } }],
+  ])('bad body %p -> 400', async (body) => {
+    const r = await trigger('other', token, body);
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe('bad_request');
+  });
+
+  test('disabled -> 403 until enabled again; a wrong token stays 401', async () => {
+    const off = await srv.post('/dags/other/webhook/toggle', { enabled: false });
+    expect(off.status).toBe(200);
+    expect(off.body.enabled).toBe(false);
+    expect((await trigger('other', token)).status).toBe(403);
+    expect((await trigger('other', token)).body.code).toBe('forbidden');
+    expect((await trigger('other', 'svc_wh_wrong')).status).toBe(401);
+    expect((await srv.post('/dags/other/webhook/toggle', { enabled: true })).body.enabled).toBe(true);
+    expect((await trigger('other', token)).status).toBe(200);
+  });
+
+  test('regenerate invalidates the old token at once', async () => {
+    const r = await srv.post('/dags/other/webhook/regenerate');
+    expect(r.status).toBe(200);
+    expect(r.body.token).not.toBe(token);
+    expect(r.body.webhook.tokenPrefix).toBe(r.body.token.slice(0, 12));
+    expect((await trigger('other', token)).status).toBe(401);
+    expect((await trigger('other', r.body.token)).status).toBe(200);
+    token = r.body.token;
+  });
+
+  test('a DAG with errors is 400 and starts nothing', async () => {
+    const tok = (await srv.post('/dags/broken/webhook')).body.token;
+    const r = await trigger('broken', tok);
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe('bad_request');
+  });
+
+  test('delete removes the webhook and its token', async () => {
+    const r = await srv.req('DELETE', '/dags/other/webhook');
+    expect(r.status).toBe(204);
+    expect(r.text).toBe('');
+    expect((await trigger('other', token)).status).toBe(404);
+    expect((await srv.get('/dags/other/webhook')).status).toBe(404);
+  });
+});
