@@ -1,11 +1,35 @@
 /** Wiring of the DAG area (SPEC 4.3): the DAG store and catalog, and the DAG management router. */
+import { FsDagStore } from '../../adapters/dagstore/fs-dag-store.js';
+import { dagsRouters } from '../../api/dags/index.js';
+import type { DagStore } from '../../core/ports/dag-store.js';
 import type { DagCatalog } from '../../engine/catalog.js';
+import { StoreDagCatalog } from '../../engine/dag-catalog.js';
+import { DagHistory } from '../../engine/dag-history.js';
+import { DagService } from '../../engine/dag-service.js';
 import type { AreaParts, ServerBase } from './base.js';
 
 export interface DagsArea extends AreaParts {
   catalog: DagCatalog;
+  /** DAG files (embedded: the DAGs directory and suspend flags under the data directory). */
+  store: DagStore;
+  /** Create, edit, delete, rename, suspend, validate, search, tags. */
+  service: DagService;
+  /** Latest run per DAG (cached), recent runs, stop-all. */
+  history: DagHistory;
 }
 
-export async function wireDags(_base: ServerBase): Promise<DagsArea> {
-  throw new Error('the DAG area is not wired yet');
+export async function wireDags(base: ServerBase): Promise<DagsArea> {
+  const store = new FsDagStore({ dagsDir: base.config.dagsDir, dataDir: base.config.dataDir });
+  const catalog = new StoreDagCatalog(store);
+  const service = new DagService(store, catalog);
+  const history = new DagHistory(base.runs, base.engine.store, base.engine.clock);
+  base.events.on((run) => history.invalidate(run.spec.dagName));
+  return {
+    catalog, store, service, history,
+    routers: dagsRouters({ dags: service, history, artifacts: base.engine.artifacts }),
+    // Parse every DAG once at start, in the background: the first GET /dags is then as fast as the next.
+    start: () => {
+      catalog.list().catch((e: unknown) => base.log.warn('Failed to preload DAG files', { error: String(e) }));
+    },
+  };
 }

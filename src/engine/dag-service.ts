@@ -1,0 +1,121 @@
+/**
+ * DAG management (SPEC 4.3) over the DagStore and the catalog: create, edit, delete, rename, suspend,
+ * validate, search and tags. Input checks live here so every caller (API, CLI later) gets them.
+ */
+import { BadRequestError } from '../core/errors.js';
+import type { DagStore } from '../core/ports/dag-store.js';
+import { loadDagText } from '../core/spec/load.js';
+import { MAX_DAG_NAME_LENGTH, isValidFileName } from '../core/spec/names.js';
+import { formatTag } from '../core/spec/tags.js';
+import type { DagEntry, StoreDagCatalog } from './dag-catalog.js';
+
+/** The DAG POST /dags creates without a spec; its name is the file name. */
+export const DEFAULT_DAG_SPEC = `steps:\n  - name: hello\n    command: echo hello\n`;
+/** Largest spec text accepted (a DAG is a few kilobytes; the limit keeps parsing cheap). */
+export const MAX_SPEC_BYTES = 512 * 1024;
+/** Search: longest query, context lines around a match, matches per DAG. */
+export const MAX_QUERY_LENGTH = 256;
+const CONTEXT_LINES = 2;
+const MAX_MATCHES_PER_DAG = 50;
+/** The DAG name validate uses when neither the spec nor the request names one. */
+export const VALIDATE_DEFAULT_NAME = 'unnamed';
+
+export interface SearchMatch { line: string; lineNumber: number; startLine: number }
+
+/** Path segments of /dags/... that a DAG's fileName would be shadowed by. */
+export const RESERVED_FILE_NAMES: readonly string[] = ['search', 'tags', 'validate'];
+
+/** A new fileName (create, rename): the fileName pattern and the DAG name length of SPEC 8. */
+export function checkNewFileName(name: unknown, field: string): string {
+  if (typeof name !== 'string') throw new BadRequestError(`${field} is required and must be a string`);
+  if (name.length === 0 || name.length > MAX_DAG_NAME_LENGTH || !isValidFileName(name)) {
+    throw new BadRequestError(`invalid ${field} "${name.slice(0, 80)}": 1-${MAX_DAG_NAME_LENGTH} letters, digits, "_" or "-"`);
+  }
+  if (RESERVED_FILE_NAMES.includes(name)) throw new BadRequestError(`${field} "${name}" is reserved (it names an endpoint under /dags)`);
+  return name;
+}
+
+export function checkSpec(spec: unknown, required = true): string | undefined {
+  if (spec === undefined && !required) return undefined;
+  if (typeof spec !== 'string') throw new BadRequestError('spec is required and must be a string (the DAG YAML)');
+  if (Buffer.byteLength(spec) > MAX_SPEC_BYTES) throw new BadRequestError(`spec is larger than ${MAX_SPEC_BYTES} bytes`);
+  return spec;
+}
+
+export class DagService {
+  constructor(private readonly store: DagStore, readonly catalog: StoreDagCatalog) {}
+
+  /** POST /dags: validates the spec first; AlreadyExistsError when the fileName is taken. */
+  async create(name: unknown, spec: unknown): Promise<string> {
+    const fileName = checkNewFileName(name, 'name');
+    const text = checkSpec(spec, false) ?? DEFAULT_DAG_SPEC;
+    const { errors } = loadDagText(text, { fileName });
+    if (errors.length > 0) throw new BadRequestError(`invalid spec: ${errors.join('; ')}`, { errors });
+    await this.store.write(fileName, text, { createOnly: true });
+    this.catalog.invalidate(fileName);
+    return fileName;
+  }
+
+  /** PUT spec: saved as written even with validation problems (like editing the file); returns them. */
+  async putSpec(fileName: string, spec: unknown): Promise<string[]> {
+    const text = checkSpec(spec) as string;
+    await this.catalog.get(fileName);
+    await this.store.write(fileName, text);
+    this.catalog.invalidate(fileName);
+    return loadDagText(text, { fileName }).errors;
+  }
+
+  async delete(fileName: string): Promise<void> {
+    await this.store.delete(fileName);
+    this.catalog.invalidate(fileName);
+  }
+
+  async rename(fileName: string, newFileName: unknown): Promise<void> {
+    const to = checkNewFileName(newFileName, 'newFileName');
+    if (to === fileName) throw new BadRequestError('newFileName is the current fileName');
+    await this.store.rename(fileName, to);
+    this.catalog.invalidate(fileName);
+    this.catalog.invalidate(to);
+  }
+
+  async suspend(fileName: string, suspend: unknown): Promise<void> {
+    if (typeof suspend !== 'boolean') throw new BadRequestError('suspend is required and must be a boolean');
+    await this.store.setSuspended(fileName, suspend);
+  }
+
+  /** POST /dags/validate: never throws for a bad spec, only for a request that is not one. */
+  validate(spec: unknown, name: unknown): { valid: boolean; errors: string[]; dag: DagEntry['loaded']['definition'] | undefined } {
+    const text = checkSpec(spec) as string;
+    if (name !== undefined && typeof name !== 'string') throw new BadRequestError('name must be a string');
+    const file = loadDagText(text, { fileName: name === undefined || name === '' ? VALIDATE_DEFAULT_NAME : name.slice(0, 200) });
+    return { valid: file.errors.length === 0, errors: file.errors, dag: file.dag };
+  }
+
+  /** Case-insensitive literal search in every DAG text; each match with up to 2 lines of context each side. */
+  async search(q: string): Promise<{ results: Array<{ entry: DagEntry; matches: SearchMatch[] }>; errors: string[] }> {
+    const needle = q.toLowerCase();
+    const { entries, errors } = await this.catalog.list();
+    const results = entries
+      .map((entry) => ({ entry, matches: grep(entry.text, needle) }))
+      .filter((r) => r.matches.length > 0);
+    return { results, errors };
+  }
+
+  async tags(): Promise<{ tags: string[]; errors: string[] }> {
+    const { entries, errors } = await this.catalog.list();
+    const tags = new Set(entries.flatMap((e) => (e.loaded.definition.tags ?? []).map(formatTag)));
+    return { tags: [...tags].sort(), errors };
+  }
+}
+
+function grep(text: string, needle: string): SearchMatch[] {
+  const lines = text.split(/\r?\n/);
+  const out: SearchMatch[] = [];
+  for (let i = 0; i < lines.length && out.length < MAX_MATCHES_PER_DAG; i++) {
+    if (!(lines[i] as string).toLowerCase().includes(needle)) continue;
+    const start = Math.max(0, i - CONTEXT_LINES);
+    const end = Math.min(lines.length, i + CONTEXT_LINES + 1);
+    out.push({ line: lines.slice(start, end).join('\n'), lineNumber: i + 1, startLine: start + 1 });
+  }
+  return out;
+}
