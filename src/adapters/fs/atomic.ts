@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { closeSync, openSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** A file exists but does not hold what we wrote (hand-edited, truncated by a disk problem). */
@@ -37,6 +38,39 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
     throw err;
+  }
+}
+
+/**
+ * The same, synchronously: for the hot path of status updates, where a few small blocking calls beat
+ * several round trips through the I/O thread pool (measured on the engine benchmark).
+ */
+export function writeFileAtomicSync(path: string, data: string | Uint8Array): void {
+  const tmp = tempName(path);
+  try {
+    writeFileSync(tmp, data);
+    renameSync(tmp, path);
+  } catch (err) {
+    try { unlinkSync(tmp); } catch { /* never created */ }
+    throw err;
+  }
+}
+
+/** The first bytes of a file, synchronously; undefined when it does not exist. */
+export function readHeadSync(path: string, bytes: number): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+  try {
+    const buf = Buffer.allocUnsafe(bytes);
+    const n = readSync(fd, buf, 0, bytes, 0);
+    return buf.toString('utf8', 0, n);
+  } finally {
+    closeSync(fd);
   }
 }
 

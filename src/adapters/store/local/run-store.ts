@@ -18,12 +18,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { access, mkdir, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../../../core/errors.js';
 import type { Clock } from '../../../core/ports/clock.js';
 import type { RunKey, RunListFilter, RunStore } from '../../../core/ports/run-store.js';
 import type { DagRunResource, DagRunStatus } from '../../../core/resources.js';
 import { API_VERSION } from '../../../core/resources.js';
-import { isNotFound, readHead, readJson, writeFileAtomic, CorruptFileError } from '../../fs/atomic.js';
+import { isNotFound, readHeadSync, readJson, writeFileAtomic, writeFileAtomicSync, CorruptFileError } from '../../fs/atomic.js';
 import type { SpecFile, StatusFile, StatusHead } from './files.js';
 import {
   encodeStatus, initialVersion, nextVersion, parseStatusHead, STATUS_HEAD_BYTES, toResource,
@@ -90,7 +91,7 @@ export class LocalRunStore implements RunStore {
     const st: StatusFile = { resourceVersion: this.issue(initialVersion(now, this.highWater)), uid: spec.metadata.uid, status: run.status };
     try {
       // status.json first, spec.json last: a run dir without spec.json is half-written (list skips it).
-      await writeFileAtomic(p.status, encodeStatus(st), { mkdir: false });
+      writeFileAtomicSync(p.status, encodeStatus(st));
       await writeFileAtomic(p.spec, JSON.stringify(spec), { mkdir: false });
     } catch (err) {
       await rm(p.dir, { recursive: true, force: true }).catch(() => undefined);
@@ -116,7 +117,7 @@ export class LocalRunStore implements RunStore {
       const spec = await this.cachedSpec(ck, p, head.uid);
       const st: StatusFile = { resourceVersion: this.issue(nextVersion(head.resourceVersion)), uid: head.uid, status };
       try {
-        await writeFileAtomic(p.status, encodeStatus(st), { mkdir: false });
+        writeFileAtomicSync(p.status, encodeStatus(st));
       } catch (err) {
         if (isNotFound(err)) throw new NotFoundError(`run ${ck} not found`, { ...key });
         throw err;
@@ -166,15 +167,11 @@ export class LocalRunStore implements RunStore {
     await rm(this.layout.runPaths(key).stop, { force: true });
   }
 
+  /** Polled by every driver loop: a synchronous existence check, no thread-pool round trip. */
   async isStopRequested(key: RunKey): Promise<boolean> {
-    try {
-      await access(this.layout.runPaths(key).stop);
-      return true;
-    } catch (err) {
-      if (isNotFound(err)) return false;
-      throw err;
-    }
+    return existsSync(this.layout.runPaths(key).stop);
   }
+
 
   private issue(rv: string): string {
     const v = BigInt(rv);
@@ -195,7 +192,7 @@ export class LocalRunStore implements RunStore {
 
   /** Version and uid from the first bytes of status.json; the whole file only if the head is unusual. */
   private async readStatusHead(p: RunPaths): Promise<StatusHead | undefined> {
-    const head = await readHead(p.status, STATUS_HEAD_BYTES);
+    const head = readHeadSync(p.status, STATUS_HEAD_BYTES);
     if (head === undefined) return undefined;
     const parsed = parseStatusHead(head);
     if (parsed) return parsed;
