@@ -2,6 +2,7 @@
 import type { Effect, ExecRef, ExecResult, Observation } from '../core/run/state.js';
 import { execKey, stepOf } from '../core/run/state.js';
 import { findNode } from '../core/run/context.js';
+import { runStatusLabel } from '../core/run/status.js';
 import { outputMatches } from '../core/run/policy.js';
 import type { RunningExec } from '../core/ports/executor.js';
 import type { DagRunResource } from '../core/resources.js';
@@ -93,7 +94,7 @@ export class EffectApplier {
     const node = findNode(this.run.status.run, exec.node);
     const step = node && stepOf(this.run.spec.definition, node);
     if (!node || !step) throw new Error(`unknown step ${exec.node}`);
-    const extra = node.handler === 'wait' ? [waitingStepsEnv(this.run)] : node.handler ? [{ name: 'DAG_RUN_STATUS', value: String(this.run.status.run.outcome ?? '') }] : [];
+    const extra = node.handler === 'wait' ? [waitingStepsEnv(this.run)] : node.handler ? [{ name: 'DAG_RUN_STATUS', value: this.run.status.run.outcome === undefined ? '' : runStatusLabel(this.run.status.run.outcome) }] : [];
     const built = await buildRequest({ deps: this.deps, run: this.run, ctx: this.ctx }, { node, step, exec }, extra);
     if (!adopting && step.preconditions.length > 0) {
       const pre = await checkPreconditions(step.preconditions, this.condEnv(built));

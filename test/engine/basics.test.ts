@@ -26,7 +26,7 @@ steps:
       - echo two >&2
 handlerOn:
   exit:
-    command: echo "bye $DAG_NAME"
+    command: echo "bye $DAG_NAME $DAG_RUN_STATUS"
 `);
     const r = await sb.run(['start', f, '--params', 'NAME=svc', '--run-id', 'r1']);
     expect(r.code).toBe(0);
@@ -38,7 +38,7 @@ handlerOn:
     expect(readFileSync(node(detail, 'greet').stdout, 'utf8')).toBe('hello svc\n');
     expect(readFileSync(node(detail, 'both').stdout, 'utf8')).toBe('one\n');
     expect(readFileSync(node(detail, 'both').stderr, 'utf8')).toBe('two\n');
-    expect(readFileSync(detail.dagRun.onExit.stdout, 'utf8')).toBe('bye hello\n');
+    expect(readFileSync(detail.dagRun.onExit.stdout, 'utf8')).toBe('bye hello succeeded\n');
     const outputs = await sb.json(['outputs', 'hello']);
     expect(outputs).toEqual({
       metadata: { dagName: 'hello', dagRunId: 'r1', attemptId: expect.any(String), status: 'succeeded', completedAt: detail.dagRun.finishedAt, params: '{"NAME":"svc"}' },
