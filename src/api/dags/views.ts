@@ -50,7 +50,7 @@ export function dagDetailView(def: DagDefinition) {
 /** latestDAGRun when a DAG has never run: a summary of status 0 (not_started) with empty fields. */
 export function noRunSummary(dagName: string): RunSummary {
   return {
-    rootDAGRunName: dagName, rootDAGRunId: '', parentDAGRunName: '', parentDAGRunId: '', dagRunId: '', name: dagName,
+    rootDAGRunName: '', rootDAGRunId: '', parentDAGRunName: '', parentDAGRunId: '', dagRunId: '', name: dagName,
     status: 0, statusLabel: 'not_started', queuedAt: '', startedAt: '', finishedAt: '', log: '', params: '',
   };
 }

@@ -30,7 +30,7 @@ describe('GET /dags', () => {
         params: ['A', 'B'], defaultParams: 'A=1 B=two', tags: ['env=prod', 'critical'],
       },
       latestDAGRun: {
-        rootDAGRunName: 'alpha', rootDAGRunId: '', parentDAGRunName: '', parentDAGRunId: '', dagRunId: '', name: 'alpha',
+        rootDAGRunName: '', rootDAGRunId: '', parentDAGRunName: '', parentDAGRunId: '', dagRunId: '', name: 'alpha',
         status: 0, statusLabel: 'not_started', queuedAt: '', startedAt: '', finishedAt: '', log: '', params: '',
       },
       suspended: false,
