@@ -6,6 +6,7 @@
 import type { Request, RequestHandler } from 'express';
 import { BadRequestError } from '../../core/errors.js';
 import type { RemoteForwarder } from '../../core/ports/remote-forwarder.js';
+import { queryString } from '../dags/input.js';
 
 export interface RemoteNode {
   name: string;
@@ -24,10 +25,8 @@ export const LOCAL_NODE = 'local';
 const MAX_BODY = 5 * 1024 * 1024;
 
 function nodeName(req: Request): string | undefined {
-  const raw = req.query.remoteNode;
-  if (raw === undefined || raw === '' || raw === LOCAL_NODE) return undefined;
-  if (typeof raw !== 'string') throw new BadRequestError('remoteNode must be given once, as a string');
-  return raw;
+  const raw = queryString(req, 'remoteNode', 128);
+  return raw === undefined || raw === '' || raw === LOCAL_NODE ? undefined : raw;
 }
 
 /** Path and query as the client sent them (encoding kept), without remoteNode. */
@@ -70,7 +69,7 @@ export function remoteNodeHandler(d: RemoteNodeDeps): RequestHandler {
     const node = byName.get(name);
     if (!node) {
       const known = [LOCAL_NODE, ...byName.keys()].join(', ');
-      throw new BadRequestError(`unknown remote node ${JSON.stringify(name).slice(0, 120)}: configured nodes are ${known}`, { remoteNode: name.slice(0, 120) });
+      throw new BadRequestError(`unknown remote node ${JSON.stringify(name)}: configured nodes are ${known}`, { remoteNode: name });
     }
     const abort = new AbortController();
     res.once('close', () => abort.abort());

@@ -3,6 +3,7 @@ import { Router } from 'express';
 import { BadRequestError } from '../../core/errors.js';
 import { parseDurationMs } from '../../core/spec/blocks.js';
 import { guardFor, type AccessGuard } from '../access.js';
+import { queryString } from '../dags/input.js';
 
 export interface ResourceHistoryDeps {
   /** Samples of the last `durationMs`, as {cpu, memory, disk, load} arrays of {timestamp, value}. */
@@ -14,11 +15,11 @@ export interface ResourceHistoryDeps {
 
 const DEFAULT_MS = 3600_000;
 
-export function parseHistoryDuration(raw: unknown): number {
+export function parseHistoryDuration(raw: string | undefined): number {
   if (raw === undefined || raw === '') return DEFAULT_MS;
-  const ms = typeof raw === 'string' && raw.length <= 32 ? parseDurationMs(raw) : undefined;
+  const ms = parseDurationMs(raw);
   if (ms === undefined || ms <= 0 || !Number.isFinite(ms)) {
-    throw new BadRequestError(`duration must be a duration like 30m, 1h or 1h30m (units ns, us, ms, s, m, h), got ${JSON.stringify(raw)}`.slice(0, 300));
+    throw new BadRequestError(`duration must be a duration like 30m, 1h or 1h30m (units ns, us, ms, s, m, h), got ${JSON.stringify(raw)}`);
   }
   return ms;
 }
@@ -26,7 +27,7 @@ export function parseHistoryDuration(raw: unknown): number {
 export function createResourceHistoryRouter(d: ResourceHistoryDeps): Router {
   const r = Router();
   r.get('/services/resources/history', guardFor(d.guard, 'public'), (req, res) => {
-    const ms = parseHistoryDuration(req.query.duration);
+    const ms = parseHistoryDuration(queryString(req, 'duration', 32));
     res.json({ ...(d.history(ms) as object), intervalSeconds: d.intervalMs / 1000, retentionSeconds: d.retentionMs / 1000 });
   });
   return r;

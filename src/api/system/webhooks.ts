@@ -2,16 +2,16 @@
  * Webhooks (SPEC 4.7): the trigger POST /webhooks/{fileName} (webhook token) and the Admin
  * management routes GET /webhooks and /dags/{fileName}/webhook[/regenerate|/toggle].
  */
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import { AlreadyExistsError, BadRequestError, DomainError } from '../../core/errors.js';
 import type { RunStore } from '../../core/ports/run-store.js';
 import { isValidRunId } from '../../core/resources.js';
-import { isValidFileName } from '../../core/spec/names.js';
 import type { WebhookService } from '../../auth/webhook-service.js';
 import { bearerToken } from '../../auth/webhook-tokens.js';
 import type { DagCatalog } from '../../engine/catalog.js';
 import type { RunLauncher } from '../../engine/launcher.js';
 import { guardFor, type AccessGuard } from '../access.js';
+import { body as jsonBody, fileNameParam } from '../dags/input.js';
 
 /** WEBHOOK_PAYLOAD travels in the step environment: Linux caps one variable near 128 KiB. */
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
@@ -24,20 +24,10 @@ export interface WebhookRouterDeps {
   guard?: AccessGuard;
 }
 
-export function fileNameParam(req: Request): string {
-  const f = req.params.fileName;
-  if (typeof f !== 'string' || f.length > 255 || !isValidFileName(f)) {
-    throw new BadRequestError(`invalid fileName ${JSON.stringify(f)}: use letters, digits, "_" and "-"`);
-  }
-  return f;
-}
-
 interface TriggerBody { dagRunId?: string; payload: unknown }
 
-function triggerBody(body: unknown): TriggerBody {
-  if (body === undefined || body === null) return { payload: {} };
-  if (typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('the body must be a JSON object {dagRunId?, payload?}');
-  const { dagRunId, payload } = body as Record<string, unknown>;
+function triggerBody(body: Record<string, unknown>): TriggerBody {
+  const { dagRunId, payload } = body;
   if (dagRunId !== undefined && (typeof dagRunId !== 'string' || !isValidRunId(dagRunId))) {
     throw new BadRequestError('dagRunId must be a run id: letters, digits, _ . - (max 64)');
   }
@@ -63,7 +53,7 @@ export function createWebhookRouter(d: WebhookRouterDeps): Router {
     if (!token) throw new DomainError('unauthorized', 'missing webhook token: send Authorization: Bearer svc_wh_...');
     const entry = await d.catalog.get(fileName);
     const hook = await d.webhooks.authenticate(fileName, token);
-    const body = triggerBody(req.body);
+    const body = triggerBody(jsonBody(req));
     const env = payloadEnv(body.payload);
     if (body.dagRunId && (await d.runs.get({ dagName: entry.loaded.definition.name, dagRunId: body.dagRunId }))) {
       throw new AlreadyExistsError(`dag-run ${body.dagRunId} of DAG ${entry.loaded.definition.name} already exists`, { dagRunId: body.dagRunId });
@@ -100,7 +90,7 @@ export function createWebhookRouter(d: WebhookRouterDeps): Router {
 
   r.post('/dags/:fileName/webhook/toggle', admin, async (req, res) => {
     const fileName = fileNameParam(req);
-    const enabled = (req.body as Record<string, unknown> | undefined)?.enabled;
+    const { enabled } = jsonBody(req);
     if (typeof enabled !== 'boolean') throw new BadRequestError('body must be {"enabled": true|false}');
     res.json(await d.webhooks.toggle(fileName, enabled));
   });
