@@ -55,6 +55,7 @@ describe('FsDagStore', () => {
     const { store } = setup();
     const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => store.write('race', `v${i}`, { createOnly: true })));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'already_exists' });
   });
 
   test('rename moves the file and its suspend flag, never overwrites', async () => {

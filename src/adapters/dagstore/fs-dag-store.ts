@@ -8,6 +8,7 @@
  * stay under its directory. Writes are atomic (temp file + rename); create-only writes and renames
  * use link(2), which fails when the target exists, so they never overwrite a DAG.
  */
+import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { link, mkdir, readdir, readFile, rm, stat, unlink } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
@@ -80,7 +81,7 @@ export class FsDagStore implements DagStore {
       return writeFileAtomic(found?.path ?? this.path(fileName, '.yaml'), text, { mkdir: false });
     }
     if (await this.find(fileName)) throw exists(fileName);
-    const tmp = this.path(`${fileName}.${process.pid}.${Date.now()}.tmp`, '');
+    const tmp = this.path(`.${fileName}.${randomBytes(8).toString('hex')}.tmp`, '');
     await writeFileAtomic(tmp, text, { mkdir: false });
     try {
       await link(tmp, this.path(fileName, '.yaml'));
