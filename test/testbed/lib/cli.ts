@@ -1,12 +1,14 @@
 /**
  * `hack/testbed up|down|env|status|agent` (the bash wrapper builds the binaries and compiles this file).
- *   up     [--dir D] [--bin B] [--node name[:k=v,k=v]]... [--json]   start etcd, kube-apiserver, kcm, agents
+ *   up     [--dir D] [--bin B] [--nodes N | --node name[:k=v,k=v]]... | --nodes-file F] [--json]
+ *                                                                      start etcd, kube-apiserver, kcm, agents
  *   down   [--dir D] [--keep]                                          stop exactly what up started
  *   env    [--dir D]                                                   eval $(hack/testbed env): KUBECONFIG, PATH
  *   status [--dir D]                                                   processes, Nodes, Lease ages
  *   agent  [--dir D] --node name[:k=v,...]                             start one more agent process
  */
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { NodeConfig } from '../agent/agent.js';
 import { alive, down, readState, startAgent, up } from './testbed.js';
@@ -19,6 +21,21 @@ function parseNode(spec: string): NodeConfig {
     out[k] = v;
   }
   return { name, labels: out };
+}
+
+/** --node name[:k=v,...] (repeatable), --nodes N (node-a, node-b, ... with svc.testbed/pool=a, b, ...), or
+ * --nodes-file F (a JSON array of {name, labels, capacity, taints}). */
+function nodeList(opts: Map<string, string[]>): NodeConfig[] | undefined {
+  const file = opts.get('nodes-file')?.[0];
+  if (file) return JSON.parse(fs.readFileSync(file, 'utf8')) as NodeConfig[];
+  const n = opts.get('nodes')?.[0];
+  if (n) {
+    return Array.from({ length: Number(n) }, (_, i) => {
+      const id = String.fromCharCode(97 + (i % 26)) + (i >= 26 ? String(Math.floor(i / 26)) : '');
+      return { name: `node-${id}`, labels: { 'svc.testbed/pool': id } };
+    });
+  }
+  return opts.get('node')?.map(parseNode);
 }
 
 function args(argv: string[]): { cmd: string; opts: Map<string, string[]> } {
@@ -45,7 +62,7 @@ async function main(): Promise<number> {
     case 'up': {
       const bin = opts.get('bin')?.[0] ?? process.env.SVC_TESTBED_BIN;
       if (!bin) throw new Error('--bin (or SVC_TESTBED_BIN) is required');
-      const nodes = opts.get('node')?.map(parseNode);
+      const nodes = nodeList(opts);
       const s = await up({ dir, bin, ...(nodes ? { nodes } : {}), log: (m) => err(`[testbed] ${m}`) });
       if (opts.has('json')) process.stdout.write(`${JSON.stringify(s)}\n`);
       else err(`[testbed] ready in ${s.startSeconds}s; use it with:  eval $(hack/testbed env${opts.has('dir') ? ` --dir ${dir}` : ''})`);
