@@ -2,6 +2,7 @@ import type { ArtifactStore, CommandRunner, DagSource, EngineLogger, SecretProvi
 import type { Clock, IdGen } from '../core/ports/clock.js';
 import type { StepExecutor } from '../core/ports/executor.js';
 import type { RunStore } from '../core/ports/run-store.js';
+import type { RunControls } from '../core/ports/run-controls.js';
 import type { DagRunResource } from '../core/resources.js';
 
 /** Everything the engine needs, as ports; main/ wires the adapters of one backend. */
@@ -20,6 +21,8 @@ export interface EngineDeps {
   systemEnv: Record<string, string>;
   /** Default shell argv, e.g. ['/bin/sh']; `-e` is appended for sh-like shells (SPEC 2.2). */
   defaultShell: string[];
+  /** Approval requests to running drivers (SPEC 3.3); without it approvals are not available. */
+  controls?: RunControls;
   /** How often a driver checks for a stop request made by another process (ms). */
   stopPollMs?: number;
   /** This process, and how to tell whether another driver process still lives (crash takeover). */

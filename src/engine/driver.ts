@@ -42,8 +42,13 @@ export class RunDriver {
         stopSeen = true;
         loop.push({ type: 'stop' });
       }
-      const d = decide(run.spec.definition, run.status.run, loop.take(), this.deps.clock.now());
-      run = await this.save(run, d.state);
+      const controls = await this.takeControls(key, loop);
+      const observed = loop.take();
+      const d = decide(run.spec.definition, run.status.run, observed, this.deps.clock.now());
+      // Observations or effects always change the state; only a timer wake-up needs the comparison.
+      const changed = observed.length > 0 || d.effects.length > 0 || JSON.stringify(d.state) !== JSON.stringify(run.status.run);
+      if (changed) run = await this.save(run, d.state);
+      if (controls.length > 0) await this.deps.controls?.ack(key, controls);
       applier.setRun(run);
       await applier.applyAll(d.effects);
       if (isRunTerminal(run.status.run.status) && applier.liveCount() === 0) break;
@@ -51,6 +56,13 @@ export class RunDriver {
     }
     await applier.finish();
     return run;
+  }
+
+  /** Approval decisions recorded by the API (RunControls): fed to decide(), acknowledged once saved. */
+  private async takeControls(key: RunKey, loop: Loop): Promise<string[]> {
+    const pending = (await this.deps.controls?.pending(key)) ?? [];
+    for (const c of pending) loop.push(c.observation);
+    return pending.map((c) => c.id);
   }
 
   /** Records this process as the run's driver (so a crash can be detected and taken over). */
@@ -81,7 +93,6 @@ export class RunDriver {
   }
 
   private async save(run: DagRunResource, state: RunState): Promise<DagRunResource> {
-    if (JSON.stringify(state) === JSON.stringify(run.status.run)) return run;
     const status = { ...run.status, run: state };
     for (let i = 0; ; i++) {
       try {

@@ -10,10 +10,11 @@ import { NodeStatus, RunStatus } from '../core/run/status.js';
 
 const keep = (n: NodeState): boolean => n.status === NodeStatus.Succeeded || n.status === NodeStatus.Skipped || n.status === NodeStatus.PartiallySucceeded;
 
-export function prepareRetry(def: DagDefinition, prev: RunState): RunState {
-  const rerun = new Set(prev.nodes.filter((n) => !keep(n)).map((n) => n.name));
+/** `only`: re-run just that step (reference `retry --step`), everything else kept as it ended. */
+export function prepareRetry(def: DagDefinition, prev: RunState, only?: string): RunState {
+  const rerun = new Set(only !== undefined ? [only] : prev.nodes.filter((n) => !keep(n)).map((n) => n.name));
   // Downstream of anything re-run is re-run too (fixed point over depends).
-  for (let changed = true; changed;) {
+  for (let changed = only === undefined; changed;) {
     changed = false;
     for (const s of def.steps) {
       if (!rerun.has(s.name) && s.depends.some((d) => rerun.has(d))) { rerun.add(s.name); changed = true; }

@@ -18,10 +18,17 @@ export interface StartOptions {
   extraEnv?: Record<string, string>;
   /** Working directory for DAGs that come from no file. */
   defaultWorkingDir?: string;
+  /** Queue the run belongs to (named queue); the run is created queued (status 5) when `queued`. */
+  queue?: string;
+  queued?: boolean;
 }
+
+/** History pruning lists a DAG's runs: at most once per DAG per this interval, not on every start. */
+const PRUNE_INTERVAL_MS = 60_000;
 
 export class RunService {
   private readonly driver: RunDriver;
+  private readonly pruned = new Map<string, number>();
 
   constructor(private readonly deps: EngineDeps) {
     this.driver = new RunDriver(deps);
@@ -37,6 +44,7 @@ export class RunService {
       definition: dag.definition, localDags: dag.localDags, sourceFile: dag.sourceFile, dagRunId, params: o.params ?? '',
       trigger: o.trigger ?? 'manual', workingDir: o.defaultWorkingDir,
       ...(o.dagName ? { dagName: o.dagName } : {}), ...(o.extraEnv ? { extraEnv: o.extraEnv } : {}),
+      ...(o.queue ? { queue: o.queue } : {}), ...(o.queued ? { queued: true } : {}),
     });
     return this.deps.store.create(run);
   }
@@ -84,8 +92,8 @@ export class RunService {
     await this.deps.store.requestStop({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
   }
 
-  /** A new attempt of a finished run under the same id. */
-  async retry(key: RunKey): Promise<DagRunResource> {
+  /** A new attempt of a finished run under the same id (`only`: re-run just that step). */
+  async retry(key: RunKey, only?: string): Promise<DagRunResource> {
     const run = await this.get(key);
     if (!isRunTerminal(run.status.run.status)) throw new DomainError('already_running', `dag-run ${run.spec.dagRunId} is still running`);
     const attemptId = this.deps.ids.next();
@@ -93,13 +101,16 @@ export class RunService {
     await this.deps.store.clearStop?.(k);
     return this.deps.store.updateStatus(k, run.metadata.resourceVersion, {
       ...run.status, attemptId, log: this.deps.artifacts.runLogPath(k, attemptId),
-      run: prepareRetry(run.spec.definition, run.status.run),
+      run: prepareRetry(run.spec.definition, run.status.run, only),
     });
   }
 
   /** SPEC 2.2 histRetentionDays: finished runs older than the window are deleted (0: all, -1: none). */
   private async pruneHistory(dagName: string, days: number): Promise<void> {
     if (days < 0) return;
+    const now = this.deps.clock.now();
+    if (days > 0 && now - (this.pruned.get(dagName) ?? -Infinity) < PRUNE_INTERVAL_MS) return;
+    this.pruned.set(dagName, now);
     const cutoff = this.deps.clock.now() - days * 86_400_000;
     const runs = await this.deps.store.list({ dagName });
     for (const r of runs) {

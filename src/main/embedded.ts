@@ -10,6 +10,8 @@ import type { EngineLogger } from '../core/ports/engine-ports.js';
 import type { IdGen } from '../core/ports/clock.js';
 import type { EngineDeps } from '../engine/deps.js';
 import { ProcessExecutor } from '../runtime/shell/process.js';
+import { hitlExecutor } from '../runtime/hitl.js';
+import { LocalRunControls } from '../adapters/store/local/controls.js';
 import { ShellCommandRunner } from '../runtime/commands/shell-runner.js';
 import { BuiltinSecretProvider } from '../runtime/secrets/providers.js';
 import type { DagRunResource } from '../core/resources.js';
@@ -24,7 +26,8 @@ export function embeddedDeps(config: Config, log: EngineLogger, onChange?: (run:
   const shell = new ProcessExecutor();
   const clock = { now: () => Date.now() };
   return {
-    store, artifacts: new FsArtifactStore(store), executors: { shell, container: undefined },
+    store, artifacts: new FsArtifactStore(store), executors: { shell, hitl: hitlExecutor, container: undefined },
+    controls: new LocalRunControls({ dataDir: config.dataDir }),
     commands: new ShellCommandRunner(), secrets: new BuiltinSecretProvider(), dags: new FsDagSource(config.dagsDir),
     clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, defaultShell: config.defaultShell,
     self: { pid: process.pid, host: hostname(), isAlive: isProcessAlive },

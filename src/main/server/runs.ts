@@ -1,12 +1,68 @@
 /** Wiring of the runs area (SPEC 4.4, 4.5, 3.3): launcher, queue processor, scheduler, run routers. */
+import { join } from 'node:path';
+import { FsLogPageReader } from '../../adapters/artifacts/log-pages.js';
+import { JsonStateFile } from '../../adapters/fs/json-state.js';
+import { runsRouters } from '../../api/runs/index.js';
+import { LaunchService } from '../../engine/launch-service.js';
 import type { RunLauncher } from '../../engine/launcher.js';
+import { QueueProcessor } from '../../engine/queue-processor.js';
+import { RunControl } from '../../engine/run-control.js';
+import { RunQueries } from '../../engine/run-queries.js';
+import { RunWatcher } from '../../engine/run-watcher.js';
+import { Scheduler, type SchedulerState } from '../../engine/scheduler.js';
 import type { AreaParts, ServerBase } from './base.js';
 import type { DagsArea } from './dags.js';
 
 export interface RunsArea extends AreaParts {
   launcher: RunLauncher;
+  queues: QueueProcessor;
+  scheduler: Scheduler;
 }
 
-export async function wireRuns(_base: ServerBase, _dags: DagsArea): Promise<RunsArea> {
-  throw new Error('the runs area is not wired yet');
+/** On shutdown, runs in flight get this long to finish; the rest are resumed by the next start. */
+const SHUTDOWN_GRACE_MS = 2000;
+
+function schedulerState(dataDir: string): SchedulerState {
+  const file = new JsonStateFile<{ lastTick?: string }>(join(dataDir, 'scheduler', 'state.json'));
+  return {
+    load: async () => {
+      const t = Date.parse((await file.load())?.lastTick ?? '');
+      return Number.isFinite(t) ? t : undefined;
+    },
+    save: (ms) => file.save({ lastTick: new Date(ms).toISOString() }),
+  };
+}
+
+export async function wireRuns(base: ServerBase, dags: DagsArea): Promise<RunsArea> {
+  const { engine, runs, config } = base;
+  const launcher = new LaunchService(engine, runs);
+  const queues = new QueueProcessor(engine, launcher, config.queues);
+  launcher.onCreated = (run) => queues.observe(run);
+  const unsubscribe = base.events.on((run) => queues.observe(run));
+  const watcher = new RunWatcher(engine.store, (fn) => base.events.on(fn));
+  const scheduler = new Scheduler({
+    catalog: dags.catalog, launcher, runs, store: engine.store, clock: engine.clock, log: base.log,
+    state: schedulerState(config.dataDir), ...(config.tz ? { tz: config.tz } : {}),
+  });
+  const routers = runsRouters({
+    catalog: dags.catalog, launcher, runs, watcher, logs: new FsLogPageReader(), artifacts: engine.artifacts,
+    control: new RunControl(engine, runs, launcher, watcher), queries: new RunQueries(engine, runs),
+    inlineWorkingDir: config.dagsDir,
+  });
+  return {
+    launcher, queues, scheduler, routers,
+    async start() {
+      const n = await launcher.takeOver();
+      if (n > 0) base.log.info('Took over dag-runs left by a previous server', { runs: n });
+      // The queue's slow safety tick also takes over runs whose driver died since (a CLI process killed).
+      if (config.queuesEnabled) await queues.start(() => launcher.takeOver());
+      await scheduler.start();
+    },
+    async stop() {
+      scheduler.stop();
+      queues.stop();
+      unsubscribe();
+      await launcher.close(SHUTDOWN_GRACE_MS);
+    },
+  };
 }

@@ -1,0 +1,160 @@
+/**
+ * The RunLauncher of the server (SPEC 4.4, 3.3): admission checks (singleton, maxActiveRuns), run
+ * creation, background driving, and the takeover of runs left behind by a previous server process.
+ *
+ * Admission check and creation run under a per-DAG-name lock, so two concurrent singleton starts
+ * cannot both pass the check. The check reads the store (not an in-memory index), so runs started by
+ * other processes on the same data directory (the CLI) count too.
+ */
+import type { ErrorCode } from '../core/errors.js';
+import { DomainError } from '../core/errors.js';
+import type { LoadedDag } from '../core/ports/engine-ports.js';
+import type { RunKey } from '../core/ports/run-store.js';
+import { isSafeDagName, type DagRunResource } from '../core/resources.js';
+import { RunStatus, isRunTerminal } from '../core/run/status.js';
+import { dagNameProblem } from '../core/spec/names.js';
+import type { EngineDeps } from './deps.js';
+import type { Launched, LaunchOptions, RunLauncher } from './launcher.js';
+import type { RunService } from './run-service.js';
+
+/** How a start is admitted: the public options plus the stricter rules of some endpoints. */
+export interface AdmitOptions extends LaunchOptions {
+  /** Also refuse when maxActiveRuns is reached (inline runs, reference behaviour). */
+  capacity?: boolean;
+  /** Error code of a refusal (default already_running). */
+  conflictCode?: ErrorCode;
+}
+
+export interface RunCounts {
+  active: number;
+  queued: number;
+}
+
+/** A not-started run nobody claimed for this long was accepted by a process that died before driving it. */
+const UNCLAIMED_MS = 10_000;
+
+const keyOf = (run: DagRunResource): RunKey => ({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
+const keyText = (k: RunKey): string => `${k.dagName}/${k.dagRunId}`;
+const launched = (run: DagRunResource): Launched => ({ dagRunId: run.spec.dagRunId, dagName: run.spec.dagName });
+
+export class LaunchService implements RunLauncher {
+  private readonly inflight = new Map<string, Promise<void>>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private closed = false;
+  /** Called with every run this launcher creates (the queue processor's index). */
+  onCreated: (run: DagRunResource) => void = () => undefined;
+
+  constructor(private readonly deps: EngineDeps, private readonly runs: RunService) {}
+
+  start(dag: LoadedDag, o: AdmitOptions): Promise<Launched> {
+    return this.admitted(dag, o, false);
+  }
+
+  enqueue(dag: LoadedDag, o: AdmitOptions): Promise<Launched> {
+    return this.admitted(dag, o, true);
+  }
+
+  /** Drives an existing run in the background (queue processor, retry, takeover); once per run. */
+  drive(key: RunKey, how: 'drive' | 'resume' = 'drive'): void {
+    const k = keyText(key);
+    if (this.inflight.has(k) || this.closed) return;
+    const p = (how === 'resume' ? this.runs.resume(key) : this.runs.drive(key)).then(
+      () => undefined,
+      (e: unknown) => this.deps.log.warn('Stopped driving dag-run', { dag: key.dagName, dagRunId: key.dagRunId, error: e instanceof Error ? e.message : String(e) }),
+    ).finally(() => this.inflight.delete(k));
+    this.inflight.set(k, p);
+  }
+
+  isDriving(key: RunKey): boolean {
+    return this.inflight.has(keyText(key));
+  }
+
+  /** Active (not started, running, waiting) and queued runs of a DAG name, from the store. */
+  async counts(dagName: string): Promise<RunCounts> {
+    const runs = await this.deps.store.list({ dagName });
+    let active = 0;
+    let queued = 0;
+    for (const r of runs) {
+      const s = r.status.run.status;
+      if (s === RunStatus.Queued) queued += 1;
+      else if (!isRunTerminal(s)) active += 1;
+    }
+    return { active, queued };
+  }
+
+  /**
+   * Server start and every maintenance tick: runs whose driver died (kill -9) are resumed; root runs accepted but never begun
+   * (status not_started, no live driver) are driven. Sub-DAG runs are left to their parent's driver,
+   * which adopts them when it resumes. Queued runs stay for the queue processor.
+   */
+  async takeOver(): Promise<number> {
+    const { self, clock } = this.deps;
+    let n = 0;
+    for (const run of await this.deps.store.list({ rootOnly: true })) {
+      if (this.isDriving(keyOf(run))) continue;
+      const d = run.status.driver;
+      const dead = d ? d.host === self.host && d.pid !== self.pid && !self.isAlive(d.pid) : clock.now() - Date.parse(run.metadata.creationTimestamp) > UNCLAIMED_MS;
+      if (this.runs.isOrphaned(run)) this.drive(keyOf(run), 'resume');
+      else if (run.status.run.status === RunStatus.NotStarted && dead) this.drive(keyOf(run));
+      else continue;
+      n += 1;
+    }
+    return n;
+  }
+
+  /** Stops launching; waits for runs in flight at most graceMs, then lets them go (they resume after a restart). */
+  async close(graceMs: number): Promise<void> {
+    this.closed = true;
+    if (this.inflight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inflight.values()]),
+      new Promise((r) => { timer = setTimeout(r, graceMs); }),
+    ]);
+    if (timer) clearTimeout(timer);
+  }
+
+  private async admitted(dag: LoadedDag, o: AdmitOptions, queued: boolean): Promise<Launched> {
+    if (this.closed) throw new DomainError('service_unavailable', 'the server is shutting down');
+    const dagName = o.dagName ?? dag.definition.name;
+    const problem = dagNameProblem(dagName ?? '') ?? (isSafeDagName(dagName) ? undefined : 'is not a usable name');
+    if (problem) throw new DomainError('bad_request', `invalid dagName "${dagName}": ${problem}`);
+    const run = await this.locked(dagName, async () => {
+      await this.admit(dag, dagName, o, queued);
+      const queue = o.queue ?? dag.definition.queue;
+      return this.runs.create(dag, {
+        trigger: o.trigger, ...(o.params !== undefined ? { params: o.params } : {}), ...(o.dagRunId ? { dagRunId: o.dagRunId } : {}),
+        ...(o.dagName ? { dagName: o.dagName } : {}), ...(o.extraEnv ? { extraEnv: o.extraEnv } : {}),
+        ...(o.defaultWorkingDir ? { defaultWorkingDir: o.defaultWorkingDir } : {}), ...(queue ? { queue } : {}), queued,
+      });
+    });
+    this.onCreated(run);
+    if (!queued) this.drive(keyOf(run));
+    return launched(run);
+  }
+
+  /** SPEC 4.4: singleton refuses an active (and for enqueue a queued) run; capacity applies maxActiveRuns. */
+  private async admit(dag: LoadedDag, dagName: string, o: AdmitOptions, queued: boolean): Promise<void> {
+    if (!o.singleton && !o.capacity) return;
+    const c = await this.counts(dagName);
+    const code = o.conflictCode ?? 'already_running';
+    if (o.singleton && c.active > 0) throw new DomainError(code, `DAG ${dagName} already has an active run`, { dagName, ...c });
+    if (o.singleton && queued && c.queued > 0) throw new DomainError(code, `DAG ${dagName} already has a queued run`, { dagName, ...c });
+    const max = dag.definition.maxActiveRuns;
+    if (o.capacity && max > 0 && c.active + c.queued >= max) {
+      throw new DomainError(code, `DAG ${dagName} has reached maxActiveRuns ${max} (${c.active} active, ${c.queued} queued)`, { dagName, ...c });
+    }
+  }
+
+  /** Serialises check-and-create per DAG name within this process. */
+  private async locked<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(name) ?? Promise.resolve();
+    const next = prev.catch(() => undefined).then(fn);
+    this.locks.set(name, next);
+    try {
+      return await next;
+    } finally {
+      if (this.locks.get(name) === next) this.locks.delete(name);
+    }
+  }
+}

@@ -1,0 +1,87 @@
+/** Read side of run management (SPEC 4.5): filtered listing, outputs, sub-DAG runs and their definitions. */
+import { stringify } from 'yaml';
+import { NotFoundError } from '../core/errors.js';
+import type { RunKey } from '../core/ports/run-store.js';
+import type { DagRunResource } from '../core/resources.js';
+import type { RunStatus } from '../core/run/status.js';
+import { isRunTerminal } from '../core/run/status.js';
+import type { TagFilter } from '../core/spec/tags.js';
+import { matchesTagFilter } from '../core/spec/tags.js';
+import type { DagDefinition } from '../core/spec/types.js';
+import type { EngineDeps } from './deps.js';
+import type { OutputsBody } from './finish.js';
+import { runSummary, type RunSummary } from './presenter.js';
+import type { RunService } from './run-service.js';
+
+export interface RunFilter {
+  name?: string;
+  status?: RunStatus;
+  /** Unix milliseconds, inclusive bounds on the run's start (its queue or creation time before it starts). */
+  fromMs?: number;
+  toMs?: number;
+  /** Substring of the run id. */
+  dagRunId?: string;
+  tags?: TagFilter;
+}
+
+/** SPEC 2.7: what the outputs endpoint returns for a run without outputs. */
+export const EMPTY_OUTPUTS: OutputsBody = {
+  metadata: { dagName: '', dagRunId: '', attemptId: '', status: '', completedAt: '0001-01-01T00:00:00Z', params: '' },
+  outputs: {},
+};
+
+export interface SubRunSummary extends RunSummary {
+  /** The step of the parent run that started it. */
+  stepName: string;
+}
+
+const when = (r: DagRunResource): number => Date.parse(r.status.run.startedAt || r.status.queuedAt || r.metadata.creationTimestamp);
+
+export class RunQueries {
+  constructor(private readonly deps: Pick<EngineDeps, 'store' | 'artifacts'>, private readonly runs: RunService) {}
+
+  /** Root runs, newest first. */
+  async list(f: RunFilter): Promise<RunSummary[]> {
+    const runs = await this.deps.store.list({ rootOnly: true, ...(f.name !== undefined ? { dagName: f.name } : {}) });
+    return runs.filter((r) => {
+      if (f.status !== undefined && r.status.run.status !== f.status) return false;
+      if (f.fromMs !== undefined && !(when(r) >= f.fromMs)) return false;
+      if (f.toMs !== undefined && !(when(r) <= f.toMs)) return false;
+      if (f.dagRunId !== undefined && !r.spec.dagRunId.includes(f.dagRunId)) return false;
+      return !f.tags || matchesTagFilter(r.spec.definition.tags ?? [], f.tags);
+    }).map(runSummary);
+  }
+
+  /** SPEC 2.7 outputs of the run's current attempt; the empty form when there are none (yet). */
+  async outputs(key: RunKey): Promise<OutputsBody> {
+    const run = await this.runs.get(key);
+    if (!isRunTerminal(run.status.run.status)) return EMPTY_OUTPUTS;
+    const body = (await this.deps.artifacts.readOutputs(runKey(run), run.status.attemptId)) as OutputsBody | undefined;
+    if (!body || typeof body !== 'object' || !body.outputs || Object.keys(body.outputs).length === 0) return EMPTY_OUTPUTS;
+    return body;
+  }
+
+  /** Sub-DAG runs started by the steps of a run (direct children), in step order. */
+  async subRuns(key: RunKey): Promise<SubRunSummary[]> {
+    const run = await this.runs.get(key);
+    const out: SubRunSummary[] = [];
+    for (const node of run.status.run.nodes) {
+      for (const ref of node.subRuns) {
+        const child = await this.deps.store.get({ dagName: ref.name, dagRunId: ref.dagRunId });
+        if (child) out.push({ ...runSummary(child), stepName: node.name });
+      }
+    }
+    return out;
+  }
+
+  /** The definition a sub-DAG run ran with: the snapshot as data and as YAML (defaults filled in). */
+  async subRunSpec(key: RunKey, subDagRunId: string): Promise<{ dagRunId: string; name: string; spec: string; dag: DagDefinition }> {
+    const run = await this.runs.get(key);
+    const ref = run.status.run.nodes.flatMap((n) => n.subRuns).find((s) => s.dagRunId === subDagRunId);
+    const child = ref && await this.deps.store.get({ dagName: ref.name, dagRunId: ref.dagRunId });
+    if (!child) throw new NotFoundError(`sub-DAG run ${subDagRunId} of dag-run ${run.spec.dagRunId} (DAG ${run.spec.dagName}) not found`);
+    return { dagRunId: child.spec.dagRunId, name: child.spec.dagName, spec: stringify(child.spec.definition), dag: child.spec.definition };
+  }
+}
+
+const runKey = (run: DagRunResource): RunKey => ({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
