@@ -22,7 +22,7 @@ export interface RunsArea extends AreaParts {
 /** On shutdown, runs in flight get this long to finish; the rest are resumed by the next start. */
 const SHUTDOWN_GRACE_MS = 2000;
 
-function schedulerState(dataDir: string): SchedulerState {
+export function schedulerState(dataDir: string): SchedulerState {
   const file = new JsonStateFile<{ lastTick?: string }>(join(dataDir, 'scheduler', 'state.json'));
   return {
     load: async () => {
