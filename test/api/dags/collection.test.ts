@@ -1,9 +1,9 @@
 /** GET/POST /dags, /dags/search, /dags/tags, POST /dags/validate over real HTTP. */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { dagsServer } from './harness.js';
+import { TestServer } from '../../helpers/server.js';
 
-const srv = dagsServer();
+const srv = new TestServer();
 beforeAll(() => srv.start());
 afterAll(() => srv.stop());
 

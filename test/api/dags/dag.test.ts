@@ -1,9 +1,9 @@
 /** One DAG: detail, delete, spec get/put, rename, suspend, and path checks, over real HTTP. */
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dagsServer } from './harness.js';
+import { TestServer } from '../../helpers/server.js';
 
-const srv = dagsServer();
+const srv = new TestServer();
 beforeAll(() => srv.start());
 afterAll(() => srv.stop());
 

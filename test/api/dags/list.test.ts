@@ -1,12 +1,12 @@
 /** GET /dags: list items, pagination, name/tag/tags filters, unreadable files, 1,000 files. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dagsServer } from './harness.js';
+import { TestServer } from '../../helpers/server.js';
 
 const dag = (i: number, tags: string) => `name: d${String(i).padStart(4, '0')}\ntags: "${tags}"\nsteps:\n  - command: echo ${i}\n`;
 
 describe('GET /dags', () => {
-  const srv = dagsServer();
+  const srv = new TestServer();
   beforeAll(async () => {
     srv.dag('alpha', 'description: first\ngroup: g1\nschedule: ["0 1 * * *", "CRON_TZ=UTC 0 2 * * *"]\nparams: "A=1 B=two"\ntags: [env=prod, critical]\nsteps:\n  - command: echo a\n');
     srv.dag('beta', 'name: Beta-Job\ntags: {env: dev, team: core}\nsteps:\n  - command: echo b\n');
@@ -108,7 +108,7 @@ describe('GET /dags', () => {
 });
 
 describe('GET /dags with 1,000 DAG files', () => {
-  const srv = dagsServer();
+  const srv = new TestServer();
   beforeAll(async () => {
     mkdirSync(srv.dagsDir, { recursive: true });
     for (let i = 0; i < 1000; i++) writeFileSync(join(srv.dagsDir, `dag-${String(i).padStart(4, '0')}.yaml`), dag(i, i % 2 ? 'parity=odd' : 'parity=even'));

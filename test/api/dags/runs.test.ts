@@ -1,20 +1,13 @@
 /** Runs seen from a DAG: GET /dags/{f}/dag-runs (gridData), /dag-runs/{id}, POST stop-all, latestDAGRun. */
-import { join } from 'node:path';
-import { loadDagFile } from '../../../src/main/embedded.js';
-import { eventually } from '../../helpers/server.js';
-import { dagsServer } from './harness.js';
+import { eventually, TestServer } from '../../helpers/server.js';
 
-const srv = dagsServer();
+const srv = new TestServer();
 beforeAll(() => srv.start());
 afterAll(() => srv.stop());
 
-/** Starts a run through the API when the runs area serves it, else through the engine of the harness. */
 async function start(fileName: string, dagRunId: string): Promise<void> {
   const r = await srv.post(`/dags/${fileName}/start`, { dagRunId });
-  if (r.status === 200) return;
-  if (!srv.base || r.status !== 404) throw new Error(`start failed: ${r.status} ${r.text}`);
-  const run = await srv.base.runs.create(await loadDagFile(join(srv.dagsDir, `${fileName}.yaml`)), { dagRunId });
-  void srv.base.runs.drive({ dagName: run.spec.dagName, dagRunId });
+  if (r.status !== 200) throw new Error(`start failed: ${r.status} ${r.text}`);
 }
 
 const statusOf = async (fileName: string, id: string) => (await srv.get(`/dags/${fileName}/dag-runs/${id}`)).body?.dagRun?.status;
