@@ -15,5 +15,8 @@ export async function serverCommand(ctx: CliContext, _args: Args): Promise<numbe
   });
   ctx.io.err('shutting down\n');
   await server.close();
+  // Runs still in flight (a long step, a run waiting for approval) keep timers alive: they are taken
+  // over by the next start, so the process exits now instead of hanging until they end.
+  setImmediate(() => process.exit(0));
   return 0;
 }

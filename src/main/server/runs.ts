@@ -37,7 +37,8 @@ export async function wireRuns(base: ServerBase, dags: DagsArea): Promise<RunsAr
   const { engine, runs, config } = base;
   const launcher = new LaunchService(engine, runs);
   const queues = new QueueProcessor(engine, launcher, config.queues);
-  launcher.onCreated = (run) => queues.observe(run);
+  // Created runs are saved changes too (the queue index, DAG history caches and metrics all listen).
+  launcher.onCreated = (run) => base.events.emit(run);
   const unsubscribe = base.events.on((run) => queues.observe(run));
   const watcher = new RunWatcher(engine.store, (fn) => base.events.on(fn));
   const scheduler = new Scheduler({
