@@ -7,7 +7,7 @@
  * Ticks missed while the server was down: skipped, except that the latest missed `start` tick of a DAG
  * runs once (a catch-up) when it lies within CATCH_UP_MS of now. Missed stop and restart ticks are
  * skipped. The last minute handled is persisted *before* its runs are launched, and a scheduled run's
- * id is derived from its DAG-less tick time (`sched-YYYYMMDDHHMM`), so a restart never runs a tick twice.
+ * id is derived from its tick time (`sched-YYYYMMDDHHMM`), so a restart never runs a tick twice.
  *
  * Time is injected (clock) and `tick(now)` is public: tests drive minutes without waiting for them.
  */

@@ -20,13 +20,12 @@ let counter = 0;
 
 export class LocalRunControls implements RunControls {
   private readonly layout: Layout;
+  private readonly now: () => number;
 
   constructor(opts: { dataDir: string; now?: () => number }) {
     this.layout = new Layout(opts.dataDir);
     this.now = opts.now ?? (() => Date.now());
   }
-
-  private readonly now: () => number;
 
   private dir(key: RunKey): string {
     return join(this.layout.runPaths(key).dir, CONTROLS_DIR);
