@@ -16,6 +16,7 @@ import { ConflictError, NotFoundError } from '../core/errors.js';
 import type { EngineDeps } from './deps.js';
 import { EffectApplier } from './effects.js';
 import { prepareRunContext } from './run-context.js';
+import { runLogLines } from './run-log.js';
 
 export class RunDriver {
   constructor(private readonly deps: EngineDeps) {}
@@ -37,6 +38,8 @@ export class RunDriver {
     const resumed = run.status.run.status !== 0 && run.status.run.status !== 5;
     if (resumed) await this.resume(run, applier);
     let stopSeen = false;
+    // Run-log appends are chained (ordered) and never block the loop.
+    let runLog: Promise<void> = Promise.resolve();
     for (;;) {
       if (!stopSeen && await this.deps.store.isStopRequested(key)) {
         stopSeen = true;
@@ -47,14 +50,19 @@ export class RunDriver {
       const d = decide(run.spec.definition, run.status.run, observed, this.deps.clock.now());
       // Observations or effects always change the state; only a timer wake-up needs the comparison.
       const changed = observed.length > 0 || d.effects.length > 0 || JSON.stringify(d.state) !== JSON.stringify(run.status.run);
-      if (changed) run = await this.save(run, d.state);
+      if (changed) {
+        const lines = runLogLines(run.status.run, d.state);
+        run = await this.save(run, d.state);
+        const attemptId = run.status.attemptId;
+        if (lines.length > 0) runLog = runLog.then(() => this.deps.artifacts.appendRunLog(key, attemptId, lines.join('\n'))).catch(() => undefined);
+      }
       if (controls.length > 0) await this.deps.controls?.ack(key, controls);
       applier.setRun(run);
       await applier.applyAll(d.effects);
       if (isRunTerminal(run.status.run.status) && applier.liveCount() === 0) break;
       await loop.wait(d.wakeAt ? Date.parse(d.wakeAt) - this.deps.clock.now() : Infinity, stopSeen ? Infinity : this.deps.stopPollMs ?? 250);
     }
-    await applier.finish();
+    await runLog;
     return run;
   }
 

@@ -12,7 +12,7 @@ import { parseParallelItems, itemToString } from '../core/vars/items.js';
 import { expandVars } from '../core/vars/expand.js';
 import { checkPreconditions, conditionHolds, type ConditionEnv } from './conditions.js';
 import type { EngineDeps } from './deps.js';
-import { buildRequest, runKey, type BuiltRequest } from './exec-request.js';
+import { buildRequest, type BuiltRequest } from './exec-request.js';
 import { finishRun, waitingStepsEnv } from './finish.js';
 import type { RunContext } from './run-context.js';
 import { shellFor } from './shell.js';
@@ -54,10 +54,6 @@ export class EffectApplier {
 
   async adopt(exec: ExecRef): Promise<void> {
     this.track(execKey(exec), this.execute(exec, true));
-  }
-
-  async finish(): Promise<void> {
-    await this.deps.artifacts.appendRunLog(runKey(this.run), this.run.status.attemptId, `finished with status ${this.run.status.run.status}`);
   }
 
   private track(key: string, p: Promise<void>): void {

@@ -37,10 +37,12 @@ export class FsArtifactStore implements ArtifactStore {
     return join(this.attemptDir(key, attemptId), 'run.log');
   }
 
-  async appendRunLog(key: RunKey, attemptId: string, line: string): Promise<void> {
+  /** One timestamped line per line of text. */
+  async appendRunLog(key: RunKey, attemptId: string, text: string): Promise<void> {
     const path = this.runLogPath(key, attemptId);
     await mkdir(dirname(path), { recursive: true });
-    await appendFile(path, `${new Date().toISOString()} ${line}\n`);
+    const at = new Date().toISOString();
+    await appendFile(path, text.split('\n').map((l) => `${at} ${l}\n`).join(''));
   }
 
   async writeOutputs(key: RunKey, attemptId: string, body: unknown): Promise<void> {
