@@ -6,6 +6,7 @@ import { FileWebhookStore } from '../../adapters/webhooks/file-webhook-store.js'
 import { HttpForwarder } from '../../adapters/remote/http-forwarder.js';
 import { createHealthRouter } from '../../api/system/health.js';
 import { createMetricsRouter } from '../../api/system/metrics.js';
+import { createOpenApiRouter } from '../../api/system/openapi.js';
 import { remoteNodeHandler } from '../../api/system/remote-node.js';
 import { createResourceHistoryRouter } from '../../api/system/resources.js';
 import { createWebhookRouter } from '../../api/system/webhooks.js';
@@ -18,6 +19,7 @@ import { ResourceMonitor } from '../../observability/resource-monitor.js';
 import { isActiveRun, RunCensus } from '../../observability/run-census.js';
 import type { AreaParts, ServerBase } from './base.js';
 import type { DagsArea } from './dags.js';
+import { openApiLoader } from './openapi.js';
 import type { RunsArea } from './runs.js';
 
 /** Build date of this version (svc_info{build_date}). */
@@ -53,6 +55,7 @@ export async function wireSystem(base: ServerBase, dags: DagsArea, runs: RunsAre
     createResourceHistoryRouter({ history: (ms) => monitor.history(ms), intervalMs: monitor.intervalMs, retentionMs: monitor.retentionMs }),
     createWorkersRouter({ workers: async () => [localWorker((await census.snapshot()).runs, now())] }),
     createWebhookRouter({ webhooks, catalog: dags.catalog, launcher: runs.launcher, runs: engine.store }),
+    createOpenApiRouter({ document: openApiLoader(config.version) }),
   ];
   return {
     routers,
