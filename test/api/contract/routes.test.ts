@@ -79,6 +79,16 @@ describe('the OpenAPI document and the app', () => {
     }
   });
 
+  test('the checker refuses answers that do not conform', () => {
+    const reply = (status: number, body: unknown) => ({ status, body, text: JSON.stringify(body), headers: new Headers({ 'content-type': 'application/json' }) });
+    expect(contract.problems('GET', '/health', reply(200, { status: 'healthy', version: '1', uptime: 1, timestamp: new Date().toISOString() }))).toEqual([]);
+    expect(contract.problems('GET', '/health', reply(200, { status: 'fine', version: '1', uptime: 1, timestamp: 'now' }))[0]).toMatch(/getHealth 200/);
+    expect(contract.problems('GET', '/dags/x', reply(418, {}))[0]).toMatch(/status 418 is not documented/);
+    expect(contract.problems('GET', '/dags/x/dag-runs/latest', reply(404, { code: 'not_found' }))[0]).toMatch(/message/);
+    expect(contract.problems('POST', '/dags/x/rename', reply(200, { unexpected: true }))[0]).toMatch(/without a body/);
+    expect(contract.problems('GET', '/dags/search?q=x', reply(200, { results: [], errors: [] }))).toEqual([]);
+  });
+
   test('an unknown route is a JSON 404', async () => {
     const r = await api.get('/no/such/route');
     expect(r.status).toBe(404);
