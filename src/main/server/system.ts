@@ -25,7 +25,12 @@ import type { RunsArea } from './runs.js';
 /** Build date of this version (svc_info{build_date}). */
 export const BUILD_DATE = '2026-01-01';
 
-export async function wireSystem(base: ServerBase, dags: DagsArea, runs: RunsArea): Promise<AreaParts> {
+/** What the system area reads from the authentication area, when there is one. */
+export interface AuthCounts {
+  apiKeyEntries(): number;
+}
+
+export async function wireSystem(base: ServerBase, dags: DagsArea, runs: RunsArea, auth?: AuthCounts): Promise<AreaParts> {
   const { config, engine } = base;
   const now = () => Date.now();
   const census = new RunCensus(engine.store, now);
@@ -39,7 +44,7 @@ export async function wireSystem(base: ServerBase, dags: DagsArea, runs: RunsAre
     schedulerRunning: () => running,
     dagsTotal: async () => (dagEntries = (await dags.catalog.list()).entries.length),
     census: () => census.snapshot(),
-    cacheEntries: () => ({ dag_definition: dagEntries, dag_run_status: census.size(), api_key: 0, webhook: webhookStore.cacheSize() }),
+    cacheEntries: () => ({ dag_definition: dagEntries, dag_run_status: census.size(), api_key: auth?.apiKeyEntries() ?? 0, webhook: webhookStore.cacheSize() }),
   });
   const unsubscribe = base.events.on((run) => metrics.observe(run));
   const credentials: StaticCredentials = { ...(config.authToken ? { token: config.authToken } : {}), ...(config.authBasic ? { basic: config.authBasic } : {}) };

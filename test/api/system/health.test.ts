@@ -1,12 +1,12 @@
 /** GET /health (SPEC 4.1) and GET /workers (SPEC 4.8) over real HTTP. */
 import { rmSync, writeFileSync } from 'node:fs';
-import { eventually, type TestServer } from '../../helpers/server.js';
-import { systemServer } from './harness.js';
+import { eventually, TestServer } from '../../helpers/server.js';
+import { gatedSteps, openAndStop, openGate } from './gate.js';
 
 describe('health', () => {
   let srv: TestServer;
-  beforeAll(async () => { srv = await systemServer().start(); });
-  afterAll(() => srv.stop());
+  beforeAll(async () => { srv = await new TestServer().start(); });
+  afterAll(() => openAndStop(srv));
 
   test('200 healthy with version, integer uptime and timestamp', async () => {
     const r = await srv.get('/health');
@@ -35,8 +35,8 @@ describe('health', () => {
 
 describe('workers', () => {
   let srv: TestServer;
-  beforeAll(async () => { srv = await systemServer().start(); });
-  afterAll(() => srv.stop());
+  beforeAll(async () => { srv = await new TestServer().start(); });
+  afterAll(() => openAndStop(srv));
 
   test('the embedded backend reports one healthy worker `local`', async () => {
     const r = await srv.get('/workers');
@@ -47,7 +47,7 @@ describe('workers', () => {
   });
 
   test('a running run is a running task until it ends', async () => {
-    srv.dag('slow', `steps:\n  - command: sh -c 'until [ -f "${srv.dir}/go" ]; do sleep 0.05; done'\n`);
+    srv.dag('slow', gatedSteps(srv));
     const token = (await srv.post('/dags/slow/webhook')).body.token;
     const started = await srv.req('POST', '/webhooks/slow', { dagRunId: 'task-1' }, { authorization: `Bearer ${token}` });
     expect(started.status).toBe(200);
@@ -59,7 +59,7 @@ describe('workers', () => {
       dagName: 'slow', dagRunId: 'task-1', rootDagRunName: 'slow', rootDagRunId: 'task-1', parentDagRunName: '', parentDagRunId: '',
       startedAt: expect.any(String),
     }]);
-    writeFileSync(`${srv.dir}/go`, '');
+    openGate(srv);
     await eventually(async () => (await srv.get('/workers')).body.workers[0].running_tasks.length === 0, 'the task to end');
   });
 });

@@ -1,6 +1,6 @@
 /** GET /metrics (SPEC 4.1): names, types, labels, buckets; counters move after runs; private vs public. */
-import { eventually, type TestServer } from '../../helpers/server.js';
-import { systemServer } from './harness.js';
+import { eventually, TestServer } from '../../helpers/server.js';
+import { gatedSteps, openAndStop, openGate } from './gate.js';
 
 const TYPES: Record<string, string> = {
   svc_info: 'gauge', svc_uptime_seconds: 'gauge', svc_scheduler_running: 'gauge', svc_dags_total: 'gauge',
@@ -25,12 +25,12 @@ describe('public metrics', () => {
     return r.text;
   };
   beforeAll(async () => {
-    srv = await systemServer({ SVC_SERVER_METRICS: 'public' }).start();
+    srv = await new TestServer({ SVC_SERVER_METRICS: 'public' }).start();
     srv.dag('ok', 'steps:\n  - command: "true"\n');
     srv.dag('bad', 'steps:\n  - command: "false"\n');
     token = (await srv.post('/dags/ok/webhook')).body.token;
   });
-  afterAll(() => srv.stop());
+  afterAll(() => openAndStop(srv));
   const fire = (file: string, tok: string, id: string) => srv.req('POST', `/webhooks/${file}`, { dagRunId: id }, { authorization: `Bearer ${tok}` });
 
   test('every metric of SPEC 4.1 with its type, plus runtime and process metrics', async () => {
@@ -85,7 +85,7 @@ describe('public metrics', () => {
   });
 
   test('running gauges follow a running run', async () => {
-    srv.dag('slow', `steps:\n  - command: sh -c 'until [ -f "${srv.dir}/go" ]; do sleep 0.05; done'\n`);
+    srv.dag('slow', gatedSteps(srv));
     const tok = (await srv.post('/dags/slow/webhook')).body.token;
     await fire('slow', tok, 'slow-1');
     const text = await eventually(async () => {
@@ -93,15 +93,42 @@ describe('public metrics', () => {
       return sample(t, 'svc_dag_runs_currently_running') === 1 ? t : undefined;
     }, 'the run to be counted as running');
     expect(sample(text, 'svc_dag_runs_currently_running_by_dag', 'dag="slow"')).toBe(1);
-    const { writeFileSync } = await import('node:fs');
-    writeFileSync(`${srv.dir}/go`, '');
+    openGate(srv);
     await eventually(async () => sample(await scrape(), 'svc_dag_runs_currently_running') === 0, 'the run to end');
+  });
+});
+
+describe('queue metrics', () => {
+  let srv: TestServer;
+  beforeAll(async () => { srv = await new TestServer({ SVC_SERVER_METRICS: 'public' }).start(); });
+  afterAll(() => openAndStop(srv));
+  const scrape = async () => (await srv.get('/metrics')).text;
+
+  test('queued gauges count a waiting run; the queue wait is observed once it starts', async () => {
+    srv.dag('one', `maxActiveRuns: 1\n${gatedSteps(srv)}`);
+    expect((await srv.post('/dags/one/start', { dagRunId: 'first' })).status).toBe(200);
+    await eventually(async () => (await srv.get('/dag-runs/one/first')).body.dagRun?.status === 1, 'the first run to run');
+    expect((await srv.post('/dags/one/enqueue', { dagRunId: 'second' })).status).toBe(200);
+    const text = await eventually(async () => {
+      const t = await scrape();
+      return sample(t, 'svc_dag_runs_queued_total') === 1 ? t : undefined;
+    }, 'the queued run to be counted');
+    expect(sample(text, 'svc_dag_runs_queued_by_dag', 'dag="one"')).toBe(1);
+    expect(sample(text, 'svc_dag_runs_currently_running_by_dag', 'dag="one"')).toBe(1);
+    openGate(srv);
+    const after = await eventually(async () => {
+      const t = await scrape();
+      return sample(t, 'svc_queue_wait_seconds_count', 'dag="one"') === 1 && sample(t, 'svc_dag_runs_queued_total') === 0 ? t : undefined;
+    }, 'the queued run to start');
+    expect(sample(after, 'svc_queue_wait_seconds_bucket', 'le="600",dag="one"')).toBe(1);
+    const les = [...after.matchAll(/^svc_queue_wait_seconds_bucket\{le="([^"]+)",dag="one"\}/gm)].map((m) => m[1]);
+    expect(les).toEqual(['1', '5', '10', '30', '60', '120', '300', '600', '+Inf']);
   });
 });
 
 describe('private metrics', () => {
   test('without any configured credential: 401 with a message saying how to open them', async () => {
-    const srv = await systemServer().start();
+    const srv = await new TestServer().start();
     try {
       for (const h of [{}, { authorization: 'Bearer anything' }]) {
         const r = await srv.req('GET', '/metrics', undefined, h);
@@ -115,7 +142,7 @@ describe('private metrics', () => {
   });
 
   test('with a static token or basic credentials: 200 only for a matching credential', async () => {
-    const srv = await systemServer({ SVC_AUTH_TOKEN: 's3cret-token', SVC_AUTH_BASIC_USERNAME: 'prom', SVC_AUTH_BASIC_PASSWORD: 'p4ss:word' }).start();
+    const srv = await new TestServer({ SVC_AUTH_TOKEN: 's3cret-token', SVC_AUTH_BASIC_USERNAME: 'prom', SVC_AUTH_BASIC_PASSWORD: 'p4ss:word' }).start();
     const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
     try {
       const cases: [string | undefined, number][] = [

@@ -1,9 +1,8 @@
 /** GET /services/resources/history (SPEC 4.1; body designed in docs/api.md). */
-import { eventually, type TestServer } from '../../helpers/server.js';
-import { systemServer } from './harness.js';
+import { eventually, TestServer } from '../../helpers/server.js';
 
 let srv: TestServer;
-beforeAll(async () => { srv = await systemServer({ SVC_MONITORING_INTERVAL: '50ms', SVC_MONITORING_RETENTION: '2s' }).start(); });
+beforeAll(async () => { srv = await new TestServer({ SVC_MONITORING_INTERVAL: '50ms', SVC_MONITORING_RETENTION: '2s' }).start(); });
 afterAll(() => srv.stop());
 
 const SERIES = ['cpu', 'memory', 'disk', 'load'];

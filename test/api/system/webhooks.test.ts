@@ -1,8 +1,7 @@
 /** Webhooks (SPEC 4.7) over real HTTP: management, trigger, tokens, payload, errors. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { eventually, type TestServer } from '../../helpers/server.js';
-import { systemServer } from './harness.js';
+import { eventually, TestServer } from '../../helpers/server.js';
 
 let srv: TestServer;
 const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
@@ -10,7 +9,7 @@ const trigger = (file: string, token: string | undefined, body?: unknown) =>
   srv.req('POST', `/webhooks/${file}`, body, token === undefined ? {} : bearer(token));
 
 beforeAll(async () => {
-  srv = await systemServer().start();
+  srv = await new TestServer().start();
   srv.dag('hook', 'steps:\n  - name: show\n    command: printf "%s" "$WEBHOOK_PAYLOAD" > "$OUT"\n'.replace('$OUT', join(srv.dir, 'payload-$DAG_RUN_ID.txt')));
   srv.dag('other', 'steps:\n  - command: "true"\n');
   srv.dag('broken', 'steps: 12\n');
@@ -89,11 +88,23 @@ describe('trigger', () => {
     expect((await srv.get('/dags/hook/webhook')).body.lastUsedAt).not.toBe('');
   });
 
-  test('an existing dagRunId is 409 already_exists (idempotency)', async () => {
+  test('the run is a webhook run of the DAG, visible in the runs API', async () => {
+    const r = await trigger('other', token, { dagRunId: 'visible-1' });
+    expect(r.status).toBe(200);
+    const run = await eventually(async () => {
+      const d = await srv.get('/dag-runs/other/visible-1');
+      return d.status === 200 && d.body.dagRun?.statusLabel === 'succeeded' ? d.body.dagRun : undefined;
+    }, 'the webhook run to succeed');
+    expect(run).toMatchObject({ name: 'other', dagRunId: 'visible-1', status: 4 });
+  });
+
+  test('an existing dagRunId is 409 already_exists (idempotency), also when another trigger made it', async () => {
     await trigger('other', token, { dagRunId: 'same-id' });
     const again = await trigger('other', token, { dagRunId: 'same-id' });
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('already_exists');
+    expect((await srv.post('/dags/other/start', { dagRunId: 'started-by-api' })).status).toBe(200);
+    expect((await trigger('other', token, { dagRunId: 'started-by-api' })).status).toBe(409);
   });
 
   test('no body, empty object and no payload all start a run', async () => {
