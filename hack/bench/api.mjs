@@ -10,13 +10,11 @@
 // (c) drain: enqueue 200 runs of a 1-step DAG (maxActiveRuns 20), time until all are finished.
 // Every loop is bounded, every server is stopped at the end (also on Ctrl-C).
 // See hack/bench/README.md. Plain ESM; svc itself must be built first (`npm run build`).
-import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { children, findDagu, http, must, sleep, startSystem, stopSystem, versionOf } from './api-servers.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '../..');
@@ -24,9 +22,10 @@ const SELF = fileURLToPath(import.meta.url);
 const SYSTEMS = ['svc', 'dagu'];
 // Terminal run statuses (SPEC 3.1): failed, aborted, succeeded, partially_succeeded, rejected.
 const TERMINAL = new Set([2, 3, 4, 6, 8]);
-const START_TIMEOUT_MS = 60_000;
 const RUN_TIMEOUT_MS = 60_000;
 const DRAIN_TIMEOUT_MS = 600_000;
+
+const INT_OPTIONS = { '--dags': ['dags', 3, 20_000], '--list-requests': ['listRequests', 1, 10_000], '--starts': ['starts', 1, 1000], '--queue-runs': ['queueRuns', 1, 5000], '--max-active': ['maxActive', 1, 1000] };
 
 function parseArgs(argv) {
   const o = { dags: 1000, listRequests: 50, starts: 10, queueRuns: 200, maxActive: 20, only: [...SYSTEMS], out: undefined, keep: false };
@@ -34,26 +33,18 @@ function parseArgs(argv) {
     const a = argv[i];
     const name = a.split('=')[0];
     const val = () => (a.includes('=') ? a.slice(a.indexOf('=') + 1) : i + 1 < argv.length ? argv[++i] : die(`${a} needs a value`));
-    const int = (min, max) => {
+    if (INT_OPTIONS[name]) {
+      const [key, min, max] = INT_OPTIONS[name];
       const v = Number(val());
       if (!Number.isInteger(v) || v < min || v > max) die(`${name} must be an integer from ${min} to ${max}`);
-      return v;
-    };
-    switch (name) {
-      case '--dags': o.dags = int(3, 20_000); break;
-      case '--list-requests': o.listRequests = int(1, 10_000); break;
-      case '--starts': o.starts = int(1, 1000); break;
-      case '--queue-runs': o.queueRuns = int(1, 5000); break;
-      case '--max-active': o.maxActive = int(1, 1000); break;
-      case '--only': o.only = val().split(',').map((s) => s.trim()).filter(Boolean); break;
-      case '--out': o.out = resolve(val()); break;
-      case '--keep': o.keep = true; break;
-      case '-h': case '--help':
-        console.log(readFileSync(SELF, 'utf8').split('\n').slice(1, 12).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
-        process.exit(0);
-        break;
-      default: die(`unknown argument ${a} (see --help)`);
-    }
+      o[key] = v;
+    } else if (name === '--only') o.only = val().split(',').map((s) => s.trim()).filter(Boolean);
+    else if (name === '--out') o.out = resolve(val());
+    else if (name === '--keep') o.keep = true;
+    else if (name === '-h' || name === '--help') {
+      console.log(readFileSync(SELF, 'utf8').split('\n').slice(1, 12).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
+      process.exit(0);
+    } else die(`unknown argument ${a} (see --help)`);
   }
   for (const s of o.only) if (!SYSTEMS.includes(s)) die(`unknown system ${s} (known: ${SYSTEMS.join(', ')})`);
   return o;
@@ -62,34 +53,6 @@ function parseArgs(argv) {
 function die(msg) {
   console.error(`api bench: ${msg}`);
   process.exit(2);
-}
-
-function findDagu() {
-  if (process.env.DAGU_BIN) return existsSync(process.env.DAGU_BIN) ? process.env.DAGU_BIN : undefined;
-  try {
-    const bin = join(dirname(createRequire(join(ROOT, 'package.json')).resolve('@dagu-org/dagu-linux-x64/package.json')), 'bin', 'dagu');
-    if (existsSync(bin)) return bin;
-  } catch { /* not installed */ }
-  const which = spawnSync('sh', ['-c', 'command -v dagu'], { encoding: 'utf8' });
-  return which.status === 0 ? which.stdout.trim() : undefined;
-}
-
-function versionOf(bin) {
-  const r = spawnSync(bin, ['version'], { encoding: 'utf8' });
-  return `${r.stdout ?? ''}${r.stderr ?? ''}`.trim().split('\n')[0] || 'unknown';
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function freePort() {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -111,76 +74,12 @@ function writeDags(dir, total, maxActive) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Systems: each a server process on a free loopback port; `detail(body)` reads the run status.
-const SYSTEM_DEFS = {
-  svc: {
-    command: () => [process.execPath, [join(ROOT, 'bin/svc.js'), 'server']],
-    env: (dir, port, dagsDir) => ({ SVC_DATA_DIR: join(dir, 'svc-data'), SVC_DAGS_DIR: dagsDir, SVC_HOST: '127.0.0.1', SVC_PORT: String(port), SVC_LOG_LEVEL: 'warn' }),
-    status: (body) => body?.dagRun?.status,
-  },
-  dagu: {
-    command: (bin) => [bin, ['start-all']],
-    env: (dir, port, dagsDir) => ({ DAGU_HOME: join(dir, 'dagu-home'), DAGU_DAGS_DIR: dagsDir, DAGU_HOST: '127.0.0.1', DAGU_PORT: String(port), DAGU_SKIP_EXAMPLES: 'true' }),
-    status: (body) => body?.dagRunDetails?.status,
-  },
-};
-
-const children = new Set();
-
-async function startSystem(name, dir, dagsDir, daguBin) {
-  const def = SYSTEM_DEFS[name];
-  const port = await freePort();
-  const [cmd, args] = def.command(daguBin);
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, SHELL: process.env.SHELL ?? '/bin/sh', LANG: process.env.LANG ?? 'C.UTF-8', ...def.env(dir, port, dagsDir) };
-  const child = spawn(cmd, args, { env, stdio: ['ignore', 'ignore', 'pipe'], detached: false });
-  let stderr = '';
-  child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  const base = `http://127.0.0.1:${port}/api/v2`;
-  const end = Date.now() + START_TIMEOUT_MS;
-  while (Date.now() < end) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${stderr}`);
-    const r = await http('GET', `${base}/health`).catch(() => undefined);
-    if (r?.status === 200) return { name, base, child, status: def.status, stderr: () => stderr };
-    await sleep(100);
-  }
-  throw new Error(`${name} did not answer /health within ${START_TIMEOUT_MS / 1000}s: ${stderr}`);
-}
-
-async function stopSystem(sys) {
-  if (sys.child.exitCode !== null) return;
-  sys.child.kill('SIGTERM');
-  for (let i = 0; i < 100 && sys.child.exitCode === null; i++) await sleep(50);
-  if (sys.child.exitCode === null) sys.child.kill('SIGKILL');
-}
-
-async function http(method, url, body) {
-  const init = { method, headers: { accept: 'application/json' } };
-  if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    init.headers['content-type'] = 'application/json';
-  }
-  const res = await fetch(url, init);
-  const text = await res.text();
-  let json;
-  try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
-  return { status: res.status, body: json, text };
-}
-
-async function must(method, url, body) {
-  const r = await http(method, url, body);
-  if (r.status !== 200) throw new Error(`${method} ${url} answered ${r.status}: ${r.text.slice(0, 300)}`);
-  return r.body;
-}
-
-// ---------------------------------------------------------------------------------------------
 const pct = (xs, p) => {
   if (xs.length === 0) return null;
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 };
-const round = (v) => (v === null || v === undefined ? null : Math.round(v * 100) / 100);
+const round = (v) => (v == null ? null : Math.round(v * 100) / 100);
 
 /** (a) GET /dags: warm-up requests, then N timed sequential requests. */
 async function listLatency(sys, o, perPage) {
@@ -267,9 +166,7 @@ async function benchSystem(name, o, dir, dagsDir, daguBin) {
 }
 
 // ---------------------------------------------------------------------------------------------
-function ratio(a, b) {
-  return a === null || b === null || a === undefined || b === undefined || b === 0 ? null : Math.round((a / b) * 1000) / 1000;
-}
+const ratio = (a, b) => (a == null || b == null || b === 0 ? null : Math.round((a / b) * 1000) / 1000);
 
 function report(results) {
   const s = results.svc;
@@ -283,7 +180,7 @@ function report(results) {
     ['drain queued runs', s?.queue.drainMs, d?.queue.drainMs],
   ];
   const ratios = Object.fromEntries(rows.map(([k, a, b]) => [k, ratio(a, b)]));
-  const fmt = (v) => (v === null || v === undefined ? '-' : String(v));
+  const fmt = (v) => (v == null ? '-' : String(v));
   console.log(`\n${'scenario'.padEnd(30)}${'svc ms'.padStart(12)}${'dagu ms'.padStart(12)}${'svc/dagu'.padStart(10)}  target <= 0.5`);
   for (const [k, a, b] of rows) {
     const r = ratios[k];
