@@ -9,11 +9,12 @@ import { findNode, iso, ms, scheduleAt, stepFor } from './context.js';
 import { abortIdle, anyLive, computeOutcome, handlerForOutcome, runHandler, signalLive } from './lifecycle.js';
 import { applyItemResult, applyNodeResult } from './results.js';
 import { initItems, scheduleSteps } from './schedule.js';
+import { cloneState } from './clone.js';
 import type { Decision, Observation, RunState } from './state.js';
 import { NodeStatus, RunStatus, isNodeDone, isRunTerminal } from './status.js';
 
 export function decide(def: DagDefinition, prev: RunState, observations: Observation[], now: number): Decision {
-  const s = structuredClone(prev);
+  const s = cloneState(prev);
   const ctx: Ctx = { def, s, now, nowIso: iso(now), effects: [], wake: [], byName: new Map(s.nodes.map((n) => [n.name, n])) };
   if (isRunTerminal(ctx.s.status)) {
     for (const o of observations) if (o.type === 'patchStatus') observe(ctx, o);
