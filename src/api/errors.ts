@@ -4,7 +4,7 @@ import { DomainError, type ErrorCode } from '../core/errors.js';
 
 const STATUS: Record<ErrorCode, number> = {
   bad_request: 400, unauthorized: 401, forbidden: 403, not_found: 404, already_exists: 409, already_running: 409,
-  max_run_reached: 409, not_running: 400, timeout: 408, service_unavailable: 503, conflict: 409,
+  max_run_reached: 409, not_running: 400, timeout: 408, service_unavailable: 503, conflict: 409, too_many_requests: 429,
 };
 
 /** A DomainError may carry its own status when the spec gives a code two statuses (already_running: 409 or 400). */

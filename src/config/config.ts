@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parseDurationMs } from '../core/spec/blocks.js';
+import { loadAuditEnabled, loadAuthConfig, type AuthConfig } from './auth-config.js';
 
 export interface QueueConfig { name: string; maxActiveRuns: number }
 export interface RemoteNodeConfig { name: string; apiBaseURL: string; authToken?: string }
@@ -41,6 +42,10 @@ export interface Config {
    */
   authToken?: string;
   authBasic?: { username: string; password: string };
+  /** Authentication mode and its settings (SPEC 5.2, 5.4): see auth-config.ts. */
+  auth: AuthConfig;
+  /** SVC_AUDIT_ENABLED (true): security events appended to <dataDir>/audit/. */
+  auditEnabled: boolean;
   /** SVC_TZ: time zone for cron schedules without CRON_TZ (default: the system's). */
   tz?: string;
   /** The process environment, passed to the engine (which filters it for steps). */
@@ -113,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   });
   const tz = pick('SVC_TZ', 'tz');
   const auth = staticAuth(env, file);
+  const fail = (m: string) => new ConfigError(m);
   return Object.freeze({
     dataDir, dagsDir, defaultShell: shell, logLevel: pick('SVC_LOG_LEVEL', 'logLevel') ?? 'info',
     host: pick('SVC_HOST', 'host') ?? '127.0.0.1', port: port(pick('SVC_PORT', 'port')), metrics,
@@ -120,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     monitoringRetentionMs: duration('SVC_MONITORING_RETENTION', pick('SVC_MONITORING_RETENTION', 'monitoringRetention'), 24 * 3600_000),
     queuesEnabled: (pick('SVC_QUEUE_ENABLED', 'queuesEnabled') ?? 'true') !== 'false',
     queues, remoteNodes, ...(tz ? { tz } : {}), ...auth, systemEnv, version: SVC_VERSION,
+    auth: loadAuthConfig(env, file, fail), auditEnabled: loadAuditEnabled(env, file, fail),
   });
 }
 

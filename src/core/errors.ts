@@ -1,7 +1,7 @@
 /** Domain errors: they know nothing of HTTP; the API maps each code once (SPEC 7). */
 export type ErrorCode =
   | 'bad_request' | 'unauthorized' | 'forbidden' | 'not_found' | 'already_exists' | 'already_running'
-  | 'max_run_reached' | 'not_running' | 'timeout' | 'service_unavailable' | 'conflict';
+  | 'max_run_reached' | 'not_running' | 'timeout' | 'service_unavailable' | 'conflict' | 'too_many_requests';
 
 export class DomainError extends Error {
   constructor(readonly code: ErrorCode, message: string, readonly details?: Record<string, unknown>) {

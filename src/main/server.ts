@@ -1,15 +1,17 @@
 /**
  * `svc server`: REST API + scheduler + queue processor + engine in one process (the embedded backend).
- * Areas are wired in dependency order: DAG catalog, runs (launcher, queues, scheduler), system
+ * Areas are wired in dependency order: authentication (its policy middleware runs before every router), DAG catalog, runs (launcher, queues, scheduler), system
  * (health, metrics, monitoring, workers, webhooks, remote nodes, OpenAPI).
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
 import { createApp } from '../api/app.js';
 import type { Config } from '../config/config.js';
 import type { EngineLogger } from '../core/ports/engine-ports.js';
 import { RunService } from '../engine/run-service.js';
 import { embeddedDeps } from './embedded.js';
+import { wireAuth } from './server/auth.js';
 import { RunEvents, type AreaParts, type ServerBase } from './server/base.js';
 import { wireDags } from './server/dags.js';
 import { wireRuns } from './server/runs.js';
@@ -17,6 +19,8 @@ import { wireSystem } from './server/system.js';
 
 export interface RunningServer {
   url: string;
+  /** The express app (route introspection in tests). */
+  app: Express;
   close(): Promise<void>;
 }
 
@@ -24,11 +28,14 @@ export async function startServer(config: Readonly<Config>, log: EngineLogger): 
   const events = new RunEvents();
   const engine = embeddedDeps(config, log, (run) => events.emit(run));
   const base: ServerBase = { config, log, engine, runs: new RunService(engine), events, startedAt: Date.now() };
+  const auth = await wireAuth(base);
   const dags = await wireDags(base);
   const runs = await wireRuns(base, dags);
-  const system = await wireSystem(base, dags, runs);
-  const areas: AreaParts[] = [dags, runs, system];
-  const app = createApp({ log, routers: areas.flatMap((a) => a.routers), before: areas.flatMap((a) => a.before ?? []) });
+  const system = await wireSystem(base, dags, runs, auth);
+  const areas: AreaParts[] = [auth, dags, runs, system];
+  const app = createApp({
+    log, routers: areas.flatMap((a) => a.routers), before: areas.flatMap((a) => a.before ?? []), rootRouters: areas.flatMap((a) => a.rootRouters ?? []),
+  });
   const server = await listen(app, config.host, config.port);
   const addr = server.address() as AddressInfo;
   const url = `http://${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}`;
@@ -36,6 +43,7 @@ export async function startServer(config: Readonly<Config>, log: EngineLogger): 
   log.info('Started server', { url, dataDir: config.dataDir, dagsDir: config.dagsDir });
   return {
     url,
+    app,
     async close() {
       for (const a of [...areas].reverse()) await a.stop?.();
       await new Promise<void>((res) => server.close(() => res()));

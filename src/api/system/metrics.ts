@@ -21,7 +21,8 @@ export interface MetricsDeps {
 export function createMetricsRouter(d: MetricsDeps): Router {
   const r = Router();
   r.get('/metrics', guardFor(d.guard, d.access === 'public' ? 'public' : 'user'), async (req, res) => {
-    if (d.access === 'private' && !d.authorize(req.get('authorization'))) {
+    // The auth area's middleware leaves the principal it accepted (a JWT or API key is no static credential).
+    if (d.access === 'private' && res.locals.principal === undefined && !d.authorize(req.get('authorization'))) {
       res.set('WWW-Authenticate', 'Bearer realm="svc", Basic realm="svc"');
       const why = d.unavailableReason?.();
       throw new DomainError('unauthorized', why ?? 'metrics access is private: send a valid Authorization header', { metrics: 'private' });

@@ -33,6 +33,8 @@ export interface ServerBase {
 export interface AreaParts {
   routers: Router[];
   before?: RequestHandler[];
+  /** Routers mounted at the root, outside /api/v2 (the OIDC callback, the legacy v1 404). */
+  rootRouters?: Router[];
   start?(): Promise<void> | void;
   stop?(): Promise<void> | void;
 }
