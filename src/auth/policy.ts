@@ -28,7 +28,6 @@ export const POLICY: readonly PolicyRule[] = [
   R('GET', '/openapi.json', 'public'),
   R('GET', '/metrics', 'metrics'),
   R('GET', '/workers', 'viewer'),
-  R('GET', '/queues', 'viewer'),
   R('GET', '/services/resources/history', 'admin'),
   // Authentication and users
   R('POST', '/auth/login', 'public'),
@@ -80,13 +79,11 @@ export const POLICY: readonly PolicyRule[] = [
   R('POST', '/dag-runs/enqueue', 'manager'),
   // Runs: read
   R('GET', '/dag-runs', 'viewer'),
-  R('GET', '/dag-runs/:name', 'viewer'),
   R('GET', '/dag-runs/:name/:dagRunId', 'viewer'),
   R('GET', '/dag-runs/:name/:dagRunId/log', 'viewer'),
   R('GET', '/dag-runs/:name/:dagRunId/outputs', 'viewer'),
   R('GET', '/dag-runs/:name/:dagRunId/steps/:stepName/log', 'viewer'),
   R('GET', '/dag-runs/:name/:dagRunId/sub-dag-runs', 'viewer'),
-  R('GET', '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId', 'viewer'),
   R('GET', '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/spec', 'viewer'),
   // Runs: control
   R('POST', '/dag-runs/:name/:dagRunId/stop', 'operator'),
