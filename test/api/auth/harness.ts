@@ -1,4 +1,7 @@
 /** Servers in builtin mode and small helpers for the authentication tests. */
+import { loadConfig } from '../../../src/config/config.js';
+import { startServer } from '../../../src/main/server.js';
+import { consoleLogger } from '../../../src/observability/console-logger.js';
 import { TestServer, type Reply } from '../../helpers/server.js';
 
 export const SECRET = 'test-secret-0123456789-abcdefghijklmnop';
@@ -35,4 +38,18 @@ export async function apiKeyWithRole(srv: TestServer, admin: string, name: strin
 export function expectError(r: Reply, status: number, code: string): void {
   expect([r.status, r.body?.code]).toEqual([status, code]);
   expect(typeof r.body.message).toBe('string');
+}
+
+/** A TestServer whose log lines (every level) are kept in `logs`. */
+export class CapturingServer extends TestServer {
+  readonly logs: string[] = [];
+
+  override async start(): Promise<this> {
+    const config = loadConfig({
+      PATH: process.env.PATH, HOME: process.env.HOME, SHELL: '/bin/sh',
+      SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: this.dataDir, SVC_DAGS_DIR: this.dagsDir, ...this.env,
+    });
+    this.server = await startServer(config, consoleLogger('debug', (l) => void this.logs.push(l)));
+    return this;
+  }
 }
