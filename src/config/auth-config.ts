@@ -115,7 +115,7 @@ const OIDC_REQUIRED = [['clientId', 'CLIENT_ID'], ['clientSecret', 'CLIENT_SECRE
 function oidc(env: Env, file: File): Pick<AuthConfig, 'oidc' | 'oidcMissing'> {
   const get = (key: string, envSuffix: string): unknown => text(env[`SVC_AUTH_OIDC_${envSuffix}`]) ?? at(file, `auth.oidc.${key}`);
   const given = OIDC_REQUIRED.map(([k, e]) => [k, text(get(k, e))] as const);
-  const missing = given.filter(([, v]) => v === undefined).map(([k, e]) => `${k} (SVC_AUTH_OIDC_${e})`);
+  const missing = OIDC_REQUIRED.filter((_r, i) => given[i]?.[1] === undefined).map(([k, e]) => `${k} (SVC_AUTH_OIDC_${e})`);
   if (missing.length === OIDC_REQUIRED.length) return {};
   if (missing.length > 0) return { oidcMissing: missing };
   const v = Object.fromEntries(given) as Record<(typeof OIDC_REQUIRED)[number][0], string>;
