@@ -104,7 +104,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   const shell = (pick('SVC_DEFAULT_SHELL', 'defaultShell') ?? env.SHELL ?? '/bin/sh').trim().split(/\s+/);
   const metrics = pick('SVC_SERVER_METRICS', 'metrics') ?? 'private';
   if (metrics !== 'private' && metrics !== 'public') throw new ConfigError(`SVC_SERVER_METRICS: "${metrics}" must be private or public`);
-  const systemEnv = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+  // SVC_AUTH_* hold secrets (token secret, passwords, static token, OIDC client secret): never passed to steps.
+  const systemEnv = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && !e[0].startsWith('SVC_AUTH_')));
   const queues = list(file.queues, 'queues', (q) => {
     const maxActiveRuns = Number(q.maxActiveRuns ?? 1);
     if (typeof q.name !== 'string' || !Number.isInteger(maxActiveRuns)) throw new ConfigError('queues entries need a name and an integer maxActiveRuns');
