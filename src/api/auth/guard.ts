@@ -31,10 +31,11 @@ function needed(rule: PolicyRule, metrics: GuardDeps['metrics']): Role | 'public
 function auditWhenSent(d: GuardDeps, rule: PolicyRule, req: Request, res: Response): void {
   const action = rule.audit;
   if (!action || !d.audit.enabled) return;
+  // /webhooks/{fileName} and /dags/{fileName}/webhook...: the DAG is the second segment. Read now: once
+  // the response is sent, express has restored the full URL.
+  const target = req.path.split('/').filter(Boolean)[1] ?? '';
   res.once('finish', () => {
     const p = principalOf(res);
-    // /webhooks/{fileName} and /dags/{fileName}/webhook...: the DAG is the second segment.
-    const target = req.path.split('/').filter(Boolean)[1] ?? '';
     void d.audit.record({
       actor: action === 'webhook.trigger' ? `webhook:${target}` : actorOf(p), action, target, source: sourceOf(req),
       outcome: res.statusCode < 400 ? 'success' : 'failure', details: { status: res.statusCode },
