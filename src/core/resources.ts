@@ -62,7 +62,7 @@ export interface DagRunStatus {
   /** The run state decide() advances. */
   run: RunState;
   /** Process id of the driver that owns the run (embedded), for takeover after a crash. */
-  driver?: { pid: number; host: string; startedAt: string };
+  driver?: { pid: number; host: string; startedAt: string; /** Random per process start: tells a restarted process with the same pid (containers) from the old one. */ instance?: string };
 }
 
 export interface DagRunResource {

@@ -26,7 +26,7 @@ export interface EngineDeps {
   /** How often a driver checks for a stop request made by another process (ms). */
   stopPollMs?: number;
   /** This process, and how to tell whether another driver process still lives (crash takeover). */
-  self: { pid: number; host: string; isAlive(pid: number): boolean };
+  self: { pid: number; host: string; instance: string; isAlive(pid: number): boolean };
   /** Called after every saved change of a run (CLI progress, API caches, metrics). */
   onChange?: (run: DagRunResource) => void;
 }

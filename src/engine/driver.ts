@@ -75,8 +75,8 @@ export class RunDriver {
 
   /** Records this process as the run's driver (so a crash can be detected and taken over). */
   private async claim(run: DagRunResource): Promise<DagRunResource> {
-    const { pid, host } = this.deps.self;
-    const driver = { pid, host, startedAt: new Date(this.deps.clock.now()).toISOString() };
+    const { pid, host, instance } = this.deps.self;
+    const driver = { pid, host, instance, startedAt: new Date(this.deps.clock.now()).toISOString() };
     return this.deps.store.updateStatus(key(run), run.metadata.resourceVersion, { ...run.status, driver });
   }
 

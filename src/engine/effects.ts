@@ -58,12 +58,17 @@ export class EffectApplier {
 
   private track(key: string, p: Promise<void>): void {
     this.busy.add(key);
-    void p.finally(() => this.busy.delete(key));
+    void p.catch((e: unknown) => this.logFailure(e)).finally(() => this.busy.delete(key));
+  }
+
+  /** Background work never rejects into the void (an unhandled rejection would end the process). */
+  private logFailure(e: unknown): void {
+    this.deps.log.error('Failed applying an effect', { dag: this.run.spec.dagName, dagRunId: this.run.spec.dagRunId, error: e instanceof Error ? e.message : String(e) });
   }
 
   private task(p: Promise<void>): void {
     this.tasks += 1;
-    void p.finally(() => { this.tasks -= 1; });
+    void p.catch((e: unknown) => this.logFailure(e)).finally(() => { this.tasks -= 1; });
   }
 
   private signal(exec: ExecRef, sig: string): void {
@@ -97,16 +102,21 @@ export class EffectApplier {
       if (!pre.met) return { exitCode: 0, skipped: true, error: pre.error ?? 'preconditions not met' };
     }
     if (step.call) {
-      const env = { deps: this.deps, parent: this.run, ctx: this.ctx, push: this.push, drive: this.drive, setLive: (r: RunningExec) => this.live.set(execKey(exec), r) };
+      const env = { deps: this.deps, parent: this.run, ctx: this.ctx, push: this.push, drive: this.drive, setLive: (r: RunningExec) => this.attachLive(exec, r) };
       return runSubDag(env, { node, step, exec, built });
     }
     const running = await this.startExecutor(step, built, adopting);
     if (!running) return { exitCode: 1, error: 'interrupted: the engine stopped while the step ran' };
+    this.attachLive(exec, running);
+    const result = await running.result;
+    return this.postProcess(step, built, result);
+  }
+
+  /** An execution can be signalled from now on; a signal that came while it was being prepared is delivered. */
+  private attachLive(exec: ExecRef, running: RunningExec): void {
     this.live.set(execKey(exec), running);
     const pending = this.pendingSignals.get(execKey(exec));
     if (pending) running.signal(pending);
-    const result = await running.result;
-    return this.postProcess(step, built, result);
   }
 
   private async startExecutor(step: StepDefinition, built: BuiltRequest, adopting: boolean): Promise<RunningExec | undefined> {
@@ -154,15 +164,20 @@ export class EffectApplier {
     this.push(obs);
   }
 
+  /** Never rejects: a failure to resolve the items fails the step with the reason. */
   private async resolveItems(name: string): Promise<void> {
-    const node = findNode(this.run.status.run, name) as NodeState;
-    const step = stepOf(this.run.spec.definition, node)!;
-    const raw = step.parallel?.items;
-    let items: string[] = [];
-    if (typeof raw === 'string') {
-      const env = await this.ctx.stepEnv(step, this.run.status.run, { node: name, attempt: 0 }, []);
-      items = parseParallelItems(expandVars(raw, this.ctx.lookup(env), { keepUnknown: false })).map(itemToString);
+    try {
+      const node = findNode(this.run.status.run, name) as NodeState;
+      const step = stepOf(this.run.spec.definition, node)!;
+      const raw = step.parallel?.items;
+      let items: string[] = [];
+      if (typeof raw === 'string') {
+        const env = await this.ctx.stepEnv(step, this.run.status.run, { node: name, attempt: 0 }, []);
+        items = parseParallelItems(expandVars(raw, this.ctx.lookup(env), { keepUnknown: false })).map(itemToString);
+      }
+      this.push({ type: 'items', node: name, items });
+    } catch (e) {
+      this.push({ type: 'items', node: name, items: [], error: `cannot resolve parallel items: ${e instanceof Error ? e.message : String(e)}` });
     }
-    this.push({ type: 'items', node: name, items });
   }
 }

@@ -39,6 +39,8 @@ const launched = (run: DagRunResource): Launched => ({ dagRunId: run.spec.dagRun
 
 export class LaunchService implements RunLauncher {
   private readonly inflight = new Map<string, Promise<void>>();
+  /** Consecutive driver failures per run (retryLater). */
+  private readonly failures = new Map<string, number>();
   private readonly locks = new Map<string, Promise<unknown>>();
   private closed = false;
   /** Called with every run this launcher creates (the queue processor's index). */
@@ -59,10 +61,24 @@ export class LaunchService implements RunLauncher {
     const k = keyText(key);
     if (this.inflight.has(k) || this.closed) return;
     const p = (how === 'resume' ? this.runs.resume(key) : this.runs.drive(key)).then(
-      () => undefined,
-      (e: unknown) => this.deps.log.warn('Stopped driving dag-run', { dag: key.dagName, dagRunId: key.dagRunId, error: e instanceof Error ? e.message : String(e) }),
+      () => { this.failures.delete(k); },
+      (e: unknown) => this.retryLater(key, e),
     ).finally(() => this.inflight.delete(k));
     this.inflight.set(k, p);
+  }
+
+  /**
+   * A driver that failed (a transient I/O error, a full disk) leaves its run active: take it over again
+   * with a growing delay (5 s, 10 s, ... up to 5 tries), so it does not stay running until a restart.
+   */
+  private retryLater(key: RunKey, e: unknown): void {
+    const k = keyText(key);
+    const tries = (this.failures.get(k) ?? 0) + 1;
+    this.failures.set(k, tries);
+    const error = e instanceof Error ? e.message : String(e);
+    this.deps.log.warn('Stopped driving dag-run', { dag: key.dagName, dagRunId: key.dagRunId, error, tries });
+    if (tries > 5 || this.closed) return void this.failures.delete(k);
+    setTimeout(() => this.drive(key, 'resume'), 5000 * tries).unref();
   }
 
   isDriving(key: RunKey): boolean {
@@ -88,12 +104,12 @@ export class LaunchService implements RunLauncher {
    * which adopts them when it resumes. Queued runs stay for the queue processor.
    */
   async takeOver(): Promise<number> {
-    const { self, clock } = this.deps;
+    const { clock } = this.deps;
     let n = 0;
     for (const run of await this.deps.store.list({ rootOnly: true })) {
       if (this.isDriving(keyOf(run))) continue;
       const d = run.status.driver;
-      const dead = d ? d.host === self.host && d.pid !== self.pid && !self.isAlive(d.pid) : clock.now() - Date.parse(run.metadata.creationTimestamp) > UNCLAIMED_MS;
+      const dead = d ? this.runs.driverGone(run) : clock.now() - Date.parse(run.metadata.creationTimestamp) > UNCLAIMED_MS;
       if (this.runs.isOrphaned(run)) this.drive(keyOf(run), 'resume');
       else if (run.status.run.status === RunStatus.NotStarted && dead) this.drive(keyOf(run));
       else continue;

@@ -62,17 +62,28 @@ export class RunService {
     const run = await this.get(key);
     if (isRunTerminal(run.status.run.status)) return run;
     const d = run.status.driver;
-    if (d && d.host === this.deps.self.host && d.pid !== this.deps.self.pid && this.deps.self.isAlive(d.pid)) {
+    if (d && !this.driverGone(run) && d.instance !== this.deps.self.instance) {
       throw new DomainError('already_running', `dag-run ${run.spec.dagRunId} is being driven by process ${d.pid}`);
     }
     return this.drive({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
   }
 
+  /**
+   * Whether the process recorded as the run's driver is gone: same host, and its pid is dead, or its pid is
+   * ours but it was another process instance (a restarted container gets the same pid). Another host's
+   * driver is never presumed gone.
+   */
+  driverGone(run: DagRunResource): boolean {
+    const d = run.status.driver;
+    const self = this.deps.self;
+    if (!d || d.host !== self.host) return false;
+    if (d.pid === self.pid) return d.instance !== undefined && d.instance !== self.instance;
+    return !self.isAlive(d.pid);
+  }
+
   /** Whether an active run has lost its driver process. */
   isOrphaned(run: DagRunResource): boolean {
-    const d = run.status.driver;
-    if (!isRunActive(run.status.run.status) || !d) return false;
-    return d.host === this.deps.self.host && !this.deps.self.isAlive(d.pid);
+    return isRunActive(run.status.run.status) && this.driverGone(run);
   }
 
   async get(key: RunKey): Promise<DagRunResource> {

@@ -68,7 +68,7 @@ export async function runSubDag(env: SubDagEnv, call: SubDagCall): Promise<ExecR
   }
   const key = { dagName: child.spec.dagName, dagRunId };
   push({ type: 'subRun', exec, subRun: { dagRunId, name: child.spec.dagName, params: child.spec.params, status: RunStatus.Running } });
-  setLive({ result: Promise.resolve({ exitCode: 0 }), signal: () => void deps.store.requestStop(key) });
+  setLive({ result: Promise.resolve({ exitCode: 0 }), signal: () => void deps.store.requestStop(key).catch(() => undefined) });
   const done = await env.drive(key);
   const status = done.status.run.status;
   push({ type: 'subRun', exec, subRun: { dagRunId, name: child.spec.dagName, params: child.spec.params, status } });

@@ -1,5 +1,5 @@
 /** Wiring of the embedded backend: files for state, local processes for steps. */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isProcessAlive } from '../runtime/shell/liveness.js';
 import { LocalRunStore } from '../adapters/store/local/run-store.js';
@@ -30,7 +30,7 @@ export function embeddedDeps(config: Config, log: EngineLogger, onChange?: (run:
     controls: new LocalRunControls({ dataDir: config.dataDir }),
     commands: new ShellCommandRunner(), secrets: new BuiltinSecretProvider(), dags: new FsDagSource(config.dagsDir),
     clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, defaultShell: config.defaultShell,
-    self: { pid: process.pid, host: hostname(), isAlive: isProcessAlive },
+    self: { pid: process.pid, host: hostname(), instance: randomUUID(), isAlive: isProcessAlive },
     ...(onChange ? { onChange } : {}),
   };
 }

@@ -49,7 +49,11 @@ function observe(ctx: Ctx, o: Observation): void {
       return;
     case 'items': {
       const node = findNode(s, o.node);
-      if (node && node.status === NodeStatus.Running && !node.items) initItems(node, o.items);
+      if (!node || node.status !== NodeStatus.Running || node.items) return;
+      if (o.error === undefined) return initItems(node, o.items);
+      node.status = NodeStatus.Failed;
+      node.error = o.error;
+      node.finishedAt = ctx.nowIso;
       return;
     }
     case 'execFinished':

@@ -121,7 +121,7 @@ export type Observation =
   | { type: 'execFinished'; exec: ExecRef; result: ExecResult }
   | { type: 'subRun'; exec: ExecRef; subRun: SubRunRef }
   | { type: 'preconditions'; met: boolean; error?: string }
-  | { type: 'items'; node: string; items: string[] }
+  | { type: 'items'; node: string; items: string[]; error?: string }
   | { type: 'stop' }
   | { type: 'approve'; node: string; inputs: Record<string, string> }
   | { type: 'reject'; node: string; reason?: string }

@@ -15,6 +15,8 @@ export interface StepOutputs {
   stdio(): StdioOptions;
   /** After spawn: release per-command resources, hook pipes. Resolves when all output of the command is written. */
   attach(child: ChildProcess): Promise<void>;
+  /** After a failed spawn: release what stdio() opened. */
+  abandon(): void;
   /** A message of the engine itself (spawn failure) into the stderr log. */
   note(text: string): void;
   /** After the last command: flush, close, and the captured stdout for `output:`. */
@@ -42,13 +44,17 @@ class DirectOutputs implements StepOutputs {
   }
 
   attach(): Promise<void> {
-    for (const fd of this.fds) closeSync(fd);
-    this.fds = [];
+    this.abandon();
     return Promise.resolve();
   }
 
+  abandon(): void {
+    for (const fd of this.fds) closeSync(fd);
+    this.fds = [];
+  }
+
   note(text: string): void {
-    void appendText(this.req.files.stderr, text);
+    void appendText(this.req.files.stderr, text).catch(() => undefined);
   }
 
   /** The capture is this execution's part of the stdout log (retries append to the same file). */
@@ -91,6 +97,10 @@ class PipedOutputs implements StepOutputs {
       pump(child.stdout!, this.out, this.req.secrets, this.capture, this.req.maxOutputSize),
       pump(child.stderr!, this.err, this.req.secrets),
     ]).then(() => undefined);
+  }
+
+  abandon(): void {
+    // Pipes are created by spawn itself: nothing was opened.
   }
 
   note(text: string): void {

@@ -4,7 +4,7 @@
  * group (so a stop signal reaches the whole tree), with both pipes streamed through the secret masker
  * into the log files. A process record lets a restarted engine adopt an execution still running.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { constants as osConstants } from 'node:os';
@@ -104,7 +104,15 @@ interface RunCtx { outputs: StepOutputs; state: Live; deadline: number }
 function runOne(req: ExecRequest, argv: string[], ctx: RunCtx): Promise<{ code: number; signal?: string }> {
   return new Promise((resolve) => {
     const [file, ...rest] = recordingArgv(argv, req.files.exitFile);
-    const child = spawn(file!, rest, { cwd: req.workingDir, env: req.env, detached: true, stdio: ctx.outputs.stdio() });
+    let child: ChildProcess;
+    try {
+      child = spawn(file!, rest, { cwd: req.workingDir, env: req.env, detached: true, stdio: ctx.outputs.stdio() });
+    } catch (e) {
+      // Invalid arguments (a NUL byte in the environment, ...) throw synchronously: a failed step, never a crash.
+      ctx.outputs.abandon();
+      ctx.outputs.note(`cannot start the step: ${e instanceof Error ? e.message : String(e)}\n`);
+      return resolve({ code: 127 });
+    }
     let timer: NodeJS.Timeout | undefined;
     const written = ctx.outputs.attach(child);
     child.on('error', (e) => {
