@@ -42,6 +42,10 @@ export class JsonRecords<T extends { id: string }> {
     this.loading ??= readJson<unknown>(this.path).then((data) => {
       this.cache = Array.isArray(data) ? data.filter(this.valid) : [];
       return this.cache;
+    }, (e: unknown) => {
+      // A failed read (EMFILE, a torn file) is not cached: the next call tries again.
+      this.loading = undefined;
+      throw e;
     });
     return this.loading;
   }

@@ -86,7 +86,8 @@ export class FileWebhookStore implements WebhookStore {
 
   private load(): Promise<Map<string, StoredWebhook>> {
     if (this.cache) return Promise.resolve(this.cache);
-    this.loading ??= this.readAll().then((m) => (this.cache = m));
+    // A failed read (EMFILE, a torn file) is not cached: the next call tries again.
+    this.loading ??= this.readAll().then((m) => (this.cache = m), (e: unknown) => { this.loading = undefined; throw e; });
     return this.loading;
   }
 

@@ -51,8 +51,9 @@ export function createWebhookRouter(d: WebhookRouterDeps): Router {
     const fileName = fileNameParam(req);
     const token = bearerToken(req.get('authorization'));
     if (!token) throw new DomainError('unauthorized', 'missing webhook token: send Authorization: Bearer svc_wh_...');
-    const entry = await d.catalog.get(fileName);
+    // The token first: an unauthenticated caller learns nothing about which DAGs exist.
     const hook = await d.webhooks.authenticate(fileName, token);
+    const entry = await d.catalog.get(fileName);
     const body = triggerBody(jsonBody(req));
     const env = payloadEnv(body.payload);
     if (body.dagRunId && (await d.runs.get({ dagName: entry.loaded.definition.name, dagRunId: body.dagRunId }))) {

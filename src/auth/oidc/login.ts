@@ -108,7 +108,10 @@ export class OidcLogin {
     const role = await mapRole(claims, c.roleMapping);
     if (!role) throw new OidcDenied('no role matches this account (roleAttributeStrict)');
     const identity = `${c.issuer}|${String(claims.sub)}`;
-    const existing = (await this.d.store.findByOidc(identity)) ?? (email && verified ? await this.byEmail(email) : undefined);
+    // Linking an existing account by e-mail needs an e-mail the provider says is verified, and never takes over
+    // an account already bound to another OIDC identity.
+    const linkable = email && claims.email_verified === true ? await this.byEmail(email) : undefined;
+    const existing = (await this.d.store.findByOidc(identity)) ?? (linkable && !linkable.oidcIdentity ? linkable : undefined);
     if (existing) {
       if (existing.isDisabled) throw new OidcDenied('this account is disabled');
       const sync: { oidcIdentity: string; email?: string; role?: Role } = { oidcIdentity: identity, ...(email ? { email } : {}) };
