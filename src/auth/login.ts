@@ -31,6 +31,15 @@ export class LoginService {
       await this.audit.record({ actor: username, action: 'auth.login', target: username, source, outcome: 'failure', details: { reason: 'locked' } });
       throw tooMany(wait);
     }
+    if (!this.throttle.acquire(username)) throw tooMany(1000);
+    try {
+      return await this.verify(username, password, source);
+    } finally {
+      this.throttle.release(username);
+    }
+  }
+
+  private async verify(username: string, password: string, source: string | undefined): Promise<LoginResult> {
     const user = await this.users.findByUsername(username);
     const ok = user ? await verifyPassword(password, user.passwordHash) : await burnVerification(password);
     if (!ok || !user || user.isDisabled) {

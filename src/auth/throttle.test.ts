@@ -33,3 +33,23 @@ test('a success clears the count; failures are forgotten 15 minutes after the la
   advance(15 * 60_000 + 1);
   expect(throttle.fail('dan')).toBe(0);
 });
+
+describe('LoginThrottle concurrency and eviction', () => {
+  test('one attempt per name at a time', () => {
+    const t = new LoginThrottle(() => 0);
+    expect(t.acquire('Ada')).toBe(true);
+    expect(t.acquire('ada')).toBe(false);
+    t.release('ada');
+    expect(t.acquire('ada')).toBe(true);
+  });
+
+  test('a flood of junk names does not evict a locked name', () => {
+    let now = 0;
+    const t = new LoginThrottle(() => now);
+    for (let i = 0; i < 6; i++) t.fail('victim');
+    expect(t.retryAfterMs('victim')).toBeGreaterThan(0);
+    for (let i = 0; i < 10_050; i++) t.fail(`junk-${i}`);
+    now += 1000;
+    expect(t.retryAfterMs('victim')).toBeGreaterThan(0);
+  });
+});

@@ -3,7 +3,10 @@
  * failures cost nothing more than the slow hash; the 5th locks the name for 30 s, each further failure
  * doubles the lock, up to 15 min. While locked every attempt is refused at once with 429 and
  * Retry-After, without hashing (a locked name costs no CPU). A success clears the count; failures are
- * forgotten 15 min after the last one. Memory is bounded: at most MAX_TRACKED names, oldest dropped.
+ * forgotten 15 min after the last one. Memory is bounded: at most MAX_TRACKED names; the oldest unlocked
+ * name is dropped first, so a flood of junk names cannot evict a real lock. One attempt per name at a
+ * time: a second concurrent attempt is refused (429), so parallel requests cannot all slip in before the
+ * failures of the first ones are counted.
  */
 export const FREE_FAILURES = 4;
 export const FIRST_LOCK_MS = 30_000;
@@ -15,6 +18,19 @@ interface Entry { failures: number; lockedUntil: number; lastFailure: number }
 
 export class LoginThrottle {
   private readonly entries = new Map<string, Entry>();
+  private readonly inflight = new Set<string>();
+
+  /** Claims the single attempt slot of a name; false when an attempt for it is already running. */
+  acquire(name: string): boolean {
+    const key = name.toLowerCase();
+    if (this.inflight.has(key)) return false;
+    this.inflight.add(key);
+    return true;
+  }
+
+  release(name: string): void {
+    this.inflight.delete(name.toLowerCase());
+  }
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -34,8 +50,16 @@ export class LoginThrottle {
     e.lockedUntil = lock ? this.now() + lock : 0;
     this.entries.delete(key);
     this.entries.set(key, e);
-    if (this.entries.size > MAX_TRACKED) this.entries.delete(this.entries.keys().next().value as string);
+    if (this.entries.size > MAX_TRACKED) this.evictOne();
     return lock;
+  }
+
+  private evictOne(): void {
+    const now = this.now();
+    for (const [k, e] of this.entries) {
+      if (e.lockedUntil <= now) return void this.entries.delete(k);
+    }
+    this.entries.delete(this.entries.keys().next().value as string);
   }
 
   succeed(name: string): void {
