@@ -8,26 +8,33 @@ import type { ExecRequest, RunningExec } from '../../core/ports/executor.js';
 import type { ExecResult } from '../../core/run/state.js';
 import { killGroup, readExitFile } from './records.js';
 
-import { isProcessAlive as alive } from './liveness.js';
+import { isProcessAlive, processStartTicks } from './liveness.js';
 
-async function readPid(path: string): Promise<number | undefined> {
+interface PidRecord { pid: number; startTicks?: string }
+
+async function readPid(path: string): Promise<PidRecord | undefined> {
   try {
-    const rec = JSON.parse(await readFile(path, 'utf8')) as { pid?: number };
-    return typeof rec.pid === 'number' && rec.pid > 0 ? rec.pid : undefined;
+    const rec = JSON.parse(await readFile(path, 'utf8')) as { pid?: number; startTicks?: string };
+    return typeof rec.pid === 'number' && rec.pid > 0 ? { pid: rec.pid, ...(rec.startTicks ? { startTicks: rec.startTicks } : {}) } : undefined;
   } catch {
     return undefined;
   }
 }
 
+/** Alive and still the same process (a pid reused by another process after a crash is not the step). */
+const alive = (rec: PidRecord): boolean =>
+  isProcessAlive(rec.pid) && (rec.startTicks === undefined || processStartTicks(rec.pid) === rec.startTicks);
+
 export async function adoptProcess(req: ExecRequest): Promise<RunningExec | undefined> {
-  const pid = await readPid(req.files.pidFile);
+  const rec = await readPid(req.files.pidFile);
   const recorded = await readExitFile(req.files.exitFile);
   if (recorded !== undefined) return { result: Promise.resolve(fromCode(recorded)), signal: () => undefined };
-  if (pid === undefined || !alive(pid)) return undefined;
+  if (rec === undefined || !alive(rec)) return undefined;
+  const pid = rec.pid;
   let stopped: string | undefined;
   const result = new Promise<ExecResult>((resolve) => {
     const poll = setInterval(() => {
-      if (alive(pid)) return;
+      if (alive(rec)) return;
       clearInterval(poll);
       void readExitFile(req.files.exitFile).then((code) =>
         resolve(code === undefined ? { exitCode: 1, error: 'interrupted: exit status unknown', ...(stopped ? { signal: stopped } : {}) } : { ...fromCode(code), ...(stopped ? { signal: stopped } : {}) }));

@@ -21,3 +21,17 @@ function isZombie(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * The start time of a process (field 22 of /proc/<pid>/stat, clock ticks since boot): with the pid it
+ * identifies one process, so a pid reused after a crash or reboot is not mistaken for the step.
+ * Undefined where /proc is not available.
+ */
+export function processStartTicks(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}

@@ -13,6 +13,7 @@ import type { ExecResult } from '../../core/run/state.js';
 import { commandArgvs } from './argv.js';
 import { adoptProcess } from './adopt.js';
 import { killGroup } from './records.js';
+import { processStartTicks } from './liveness.js';
 import type { Capture } from './sink.js';
 import { stepOutputs, type StepOutputs } from './outputs.js';
 
@@ -121,7 +122,8 @@ function runOne(req: ExecRequest, argv: string[], ctx: RunCtx): Promise<{ code: 
     });
     child.on('spawn', () => {
       ctx.state.pid = child.pid ?? 0;
-      void writeFile(req.files.pidFile, JSON.stringify({ pid: child.pid, startedAt: new Date().toISOString() })).catch(() => undefined);
+      const startTicks = processStartTicks(ctx.state.pid);
+      void writeFile(req.files.pidFile, JSON.stringify({ pid: child.pid, startTicks, startedAt: new Date().toISOString() })).catch(() => undefined);
       if (ctx.state.stopped) killGroup(ctx.state.pid, ctx.state.stopped);
       if (ctx.deadline > 0) {
         timer = setTimeout(() => { ctx.state.timedOut = true; killGroup(ctx.state.pid, 'SIGKILL'); }, Math.max(0, ctx.deadline - Date.now()));
