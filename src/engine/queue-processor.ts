@@ -114,7 +114,9 @@ export class QueueProcessor {
     for (const r of runs) {
       const k = keyText({ dagName: r.spec.dagName, dagRunId: r.spec.dagRunId });
       const had = this.entries.get(k);
-      const queued = r.status.run.status === RunStatus.Queued && !(had && !had.queued);
+      // A run claimed here but not being driven (its driver failed before starting it) is queued again.
+      const claimedAndDriven = had && !had.queued && this.launcher.isDriving({ dagName: r.spec.dagName, dagRunId: r.spec.dagRunId });
+      const queued = r.status.run.status === RunStatus.Queued && !claimedAndDriven;
       this.entries.set(k, { ...this.place(r), queued, gen: this.gen });
     }
     // Entries the listing did not show and nothing touched since it began are gone (finished elsewhere).
@@ -158,10 +160,10 @@ export class QueueProcessor {
       else e.queued = false;
       return false;
     }
-    const { pid, host } = this.deps.self;
+    const { pid, host, instance } = this.deps.self;
     try {
       await this.deps.store.updateStatus(e.key, run.metadata.resourceVersion, {
-        ...run.status, driver: { pid, host, startedAt: new Date(this.deps.clock.now()).toISOString() },
+        ...run.status, driver: { pid, host, instance, startedAt: new Date(this.deps.clock.now()).toISOString() },
       });
     } catch (err) {
       if (err instanceof ConflictError) return false;

@@ -35,6 +35,9 @@ import { KeyedMutex } from './mutex.js';
 import type { RunPaths } from './paths.js';
 import { cacheKey, Layout } from './paths.js';
 
+/** Parsed specs kept for status updates (an LRU: only runs being updated need them). */
+const SPEC_CACHE_MAX = 1000;
+
 export interface LocalRunStoreOptions {
   /** Absolute path of the data directory; runs live under `<dataDir>/runs/`. */
   dataDir: string;
@@ -204,12 +207,18 @@ export class LocalRunStore implements RunStore {
 
   private async cachedSpec(ck: string, p: RunPaths, uid: string): Promise<SpecFile> {
     const hit = this.specs.get(ck);
-    if (hit && hit.metadata.uid === uid) return hit;
+    if (hit && hit.metadata.uid === uid) {
+      // Most recently used last: the Map's insertion order is the eviction order.
+      this.specs.delete(ck);
+      this.specs.set(ck, hit);
+      return hit;
+    }
     const spec = await readJson<unknown>(p.spec);
     if (spec === undefined) throw new NotFoundError(`run ${ck} not found`);
     if (!validateSpecFile(spec)) throw new CorruptFileError(p.spec, new Error('not a DagRun spec file'));
     const frozen = deepFreeze(spec);
     this.specs.set(ck, frozen);
+    if (this.specs.size > SPEC_CACHE_MAX) this.specs.delete(this.specs.keys().next().value as string);
     return frozen;
   }
 }
