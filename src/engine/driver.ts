@@ -26,12 +26,13 @@ export class RunDriver {
     let run = await this.deps.store.get(key);
     if (!run) throw new NotFoundError(`dag-run ${key.dagRunId} of ${key.dagName} not found`);
     if (isRunTerminal(run.status.run.status)) return run;
-    run = await this.claim(run);
+    // This process becomes the run's driver with its first save (no separate write).
+    const driver = this.driverRecord();
     let ctx;
     try {
       ctx = await prepareRunContext(run, this.deps);
     } catch (e) {
-      return this.failEarly(run, e instanceof Error ? e.message : String(e));
+      return this.failEarly(run, e instanceof Error ? e.message : String(e), driver);
     }
     const loop = new Loop();
     const applier = new EffectApplier(this.deps, run, ctx, (o) => loop.push(o), (k) => this.drive(k));
@@ -52,7 +53,7 @@ export class RunDriver {
       const changed = observed.length > 0 || d.effects.length > 0 || JSON.stringify(d.state) !== JSON.stringify(run.status.run);
       if (changed) {
         const lines = runLogLines(run.status.run, d.state);
-        run = await this.save(run, d.state);
+        run = await this.save(run, d.state, driver);
         const attemptId = run.status.attemptId;
         if (lines.length > 0) runLog = runLog.then(() => this.deps.artifacts.appendRunLog(key, attemptId, lines.join('\n'))).catch(() => undefined);
       }
@@ -73,19 +74,18 @@ export class RunDriver {
     return pending.map((c) => c.id);
   }
 
-  /** Records this process as the run's driver (so a crash can be detected and taken over). */
-  private async claim(run: DagRunResource): Promise<DagRunResource> {
+  /** This process as the run's driver (so a crash can be detected and taken over). */
+  private driverRecord(): Driver {
     const { pid, host, instance } = this.deps.self;
-    const driver = { pid, host, instance, startedAt: new Date(this.deps.clock.now()).toISOString() };
-    return this.deps.store.updateStatus(key(run), run.metadata.resourceVersion, { ...run.status, driver });
+    return { pid, host, instance, startedAt: new Date(this.deps.clock.now()).toISOString() };
   }
 
   /** A run that cannot even start (a secret that cannot be read, ...) fails with the reason. */
-  private async failEarly(run: DagRunResource, error: string): Promise<DagRunResource> {
+  private async failEarly(run: DagRunResource, error: string, driver: Driver): Promise<DagRunResource> {
     const now = new Date(this.deps.clock.now()).toISOString();
     const state: RunState = { ...run.status.run, status: RunStatus.Failed, stage: 'done', error, startedAt: run.status.run.startedAt || now, finishedAt: now };
     this.deps.log.error('Failed to start dag-run', { dag: run.spec.dagName, dagRunId: run.spec.dagRunId, error });
-    return this.save(run, state);
+    return this.save(run, state, driver);
   }
 
   /** Re-attaches to whatever the previous driver left running. */
@@ -100,8 +100,8 @@ export class RunDriver {
     if (state.stage === 'preconditions') await applier.applyAll([{ kind: 'checkPreconditions' }]);
   }
 
-  private async save(run: DagRunResource, state: RunState): Promise<DagRunResource> {
-    const status = { ...run.status, run: state };
+  private async save(run: DagRunResource, state: RunState, driver: Driver): Promise<DagRunResource> {
+    const status = { ...run.status, run: state, driver };
     for (let i = 0; ; i++) {
       try {
         const saved = await this.deps.store.updateStatus(key(run), run.metadata.resourceVersion, status);
@@ -117,6 +117,8 @@ export class RunDriver {
     }
   }
 }
+
+type Driver = NonNullable<DagRunResource['status']['driver']>;
 
 const key = (run: DagRunResource): RunKey => ({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
 
