@@ -5,14 +5,8 @@
  */
 import type { AuditEntry, AuditLog } from '../core/ports/auth-stores.js';
 
-export interface AuditEvent {
-  actor: string;
-  action: string;
-  target?: string;
-  source?: string;
-  outcome?: 'success' | 'failure';
-  details?: Record<string, string | number | boolean>;
-}
+/** An entry before the Auditor stamps its time. */
+export type AuditEvent = Omit<AuditEntry, 'time'>;
 
 export class Auditor {
   constructor(

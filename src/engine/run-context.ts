@@ -71,7 +71,9 @@ export async function prepareRunContext(run: DagRunResource, deps: EngineDeps): 
 async function loadDotenv(deps: EngineDeps, files: string[], workingDir: string, dagDir: string): Promise<EnvEntry[]> {
   const out: EnvEntry[] = [];
   for (const f of dotenvOrder(files)) {
-    const text = (await deps.artifacts.readText(resolvePath(workingDir, f))) ?? (await deps.artifacts.readText(resolvePath(dagDir, f)));
+    const candidates = [...new Set([resolvePath(workingDir, f), resolvePath(dagDir, f)])];
+    let text: string | undefined;
+    for (const path of candidates) if (text === undefined) text = await deps.artifacts.readText(path);
     if (text === undefined) continue;
     const parsed = parseDotenv(text);
     for (const e of parsed.errors) deps.log.warn('Skipped a bad dotenv line', { file: f, error: e });

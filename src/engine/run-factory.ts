@@ -25,10 +25,10 @@ export interface NewRunOptions {
 }
 
 /** SPEC 2.2 workingDir: relative to the DAG file's directory; default that directory (or the inherited one). */
-export function resolveWorkingDir(def: DagDefinition, sourceFile: string | undefined, inherited: string | undefined): string {
+export function resolveWorkingDir(def: DagDefinition, sourceFile: string | undefined, inherited: string | undefined, home?: string): string {
   const base = sourceFile ? dirname(sourceFile) : inherited ?? process.cwd();
   if (!def.workingDir) return inherited ?? base;
-  const wd = def.workingDir.startsWith('~') ? def.workingDir.replace(/^~/, process.env.HOME ?? '~') : def.workingDir;
+  const wd = def.workingDir.startsWith('~') && home ? def.workingDir.replace(/^~/, home) : def.workingDir;
   return isAbsolute(wd) ? wd : resolve(base, wd);
 }
 
@@ -44,7 +44,7 @@ export function newRunResource(deps: EngineDeps, o: NewRunOptions): DagRunResour
     metadata: { name: `${dagName}.${o.dagRunId}`, uid: '', resourceVersion: '', creationTimestamp: now, labels: { 'svc.io/dag': dagName }, annotations: {} },
     spec: {
       dagName, dagRunId: o.dagRunId, definition: o.definition, localDags: o.localDags, params: o.params, trigger: o.trigger,
-      workingDir: resolveWorkingDir(o.definition, o.sourceFile, o.workingDir),
+      workingDir: resolveWorkingDir(o.definition, o.sourceFile, o.workingDir, deps.systemEnv.HOME),
       root: o.root ?? { name: dagName, dagRunId: o.dagRunId },
       ...(o.sourceFile ? { sourceFile: o.sourceFile } : {}), ...(o.queue ? { queue: o.queue } : {}),
       ...(o.parent ? { parent: o.parent } : {}), ...(o.extraEnv ? { extraEnv: o.extraEnv } : {}),
