@@ -31,6 +31,11 @@ export interface Config {
   monitoringRetentionMs: number;
   /** SVC_QUEUE_ENABLED (true): whether the queue processor runs. */
   queuesEnabled: boolean;
+  /**
+   * SVC_FORK_SERVER (true): start step processes from a small perl helper rather than forking the
+   * engine itself (ADR 0004). Without perl the engine falls back to forking itself.
+   */
+  forkServer: boolean;
   /** Named global queues (config file `queues: [{name, maxActiveRuns}]`). */
   queues: QueueConfig[];
   /** Other instances reachable by `remoteNode` (config file `remoteNodes: [{name, apiBaseURL, authToken}]`). */
@@ -126,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     monitoringIntervalMs: duration('SVC_MONITORING_INTERVAL', pick('SVC_MONITORING_INTERVAL', 'monitoringInterval'), 5000),
     monitoringRetentionMs: duration('SVC_MONITORING_RETENTION', pick('SVC_MONITORING_RETENTION', 'monitoringRetention'), 24 * 3600_000),
     queuesEnabled: (pick('SVC_QUEUE_ENABLED', 'queuesEnabled') ?? 'true') !== 'false',
+    forkServer: (pick('SVC_FORK_SERVER', 'forkServer') ?? 'true') !== 'false',
     queues, remoteNodes, ...(tz ? { tz } : {}), ...auth, systemEnv, version: SVC_VERSION,
     auth: loadAuthConfig(env, file, fail), auditEnabled: loadAuditEnabled(env, file, fail),
   });

@@ -10,6 +10,7 @@ import type { EngineLogger } from '../core/ports/engine-ports.js';
 import type { IdGen } from '../core/ports/clock.js';
 import type { EngineDeps } from '../engine/deps.js';
 import { ProcessExecutor } from '../runtime/shell/process.js';
+import { ForkServer } from '../runtime/shell/fork-server.js';
 import { hitlExecutor } from '../runtime/hitl.js';
 import { LocalRunControls } from '../adapters/store/local/controls.js';
 import { ShellCommandRunner } from '../runtime/commands/shell-runner.js';
@@ -23,7 +24,7 @@ export const timeIds = (now: () => number): IdGen => ({
 
 export function embeddedDeps(config: Config, log: EngineLogger, onChange?: (run: DagRunResource) => void): EngineDeps {
   const store = new LocalRunStore({ dataDir: config.dataDir });
-  const shell = new ProcessExecutor();
+  const shell = new ProcessExecutor(config.forkServer ? { forkServer: new ForkServer() } : {});
   const clock = { now: () => Date.now() };
   return {
     store, artifacts: new FsArtifactStore(store), executors: { shell, hitl: hitlExecutor, container: undefined },

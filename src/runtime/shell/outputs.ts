@@ -13,6 +13,8 @@ import { LogSink, newCapture, pump, type Capture } from './sink.js';
 export interface StepOutputs {
   /** stdio for one spawned command. */
   stdio(): StdioOptions;
+  /** The log files when the child can write them directly (no masking, no copies): another process may open them. */
+  direct(): { stdout: string; stderr: string } | undefined;
   /** After spawn: release per-command resources, hook pipes. Resolves when all output of the command is written. */
   attach(child: ChildProcess): Promise<void>;
   /** After a failed spawn: release what stdio() opened. */
@@ -30,10 +32,15 @@ export function stepOutputs(req: ExecRequest): StepOutputs {
 
 class DirectOutputs implements StepOutputs {
   private fds: number[] = [];
+  /** Where this execution's part of the stdout log begins (only needed to capture it). */
   private readonly start: number;
 
   constructor(private readonly req: ExecRequest) {
-    this.start = sizeOf(req.files.stdout);
+    this.start = req.capture ? sizeOf(req.files.stdout) : 0;
+  }
+
+  direct(): { stdout: string; stderr: string } {
+    return { stdout: this.req.files.stdout, stderr: this.req.files.stderr };
   }
 
   stdio(): StdioOptions {
@@ -90,6 +97,10 @@ class PipedOutputs implements StepOutputs {
 
   stdio(): StdioOptions {
     return ['ignore', 'pipe', 'pipe'];
+  }
+
+  direct(): undefined {
+    return undefined;
   }
 
   attach(child: ChildProcess): Promise<void> {

@@ -16,6 +16,8 @@ import { killGroup } from './records.js';
 import { processStartTicks } from './liveness.js';
 import type { Capture } from './sink.js';
 import { stepOutputs, type StepOutputs } from './outputs.js';
+import type { ForkServer } from './fork-server.js';
+import { runForked, type Exit } from './forked.js';
 
 /**
  * $0 is the exit file; the command follows. The code is written by the shell's builtin echo in one
@@ -44,10 +46,17 @@ export function recordingArgv(argv: string[], exitFile: string): string[] {
 
 export const signalNumber = (sig: string): number => (osConstants.signals as Record<string, number>)[sig] ?? 15;
 
+export interface ProcessExecutorOptions {
+  /** Starts direct-output commands from a small helper process instead of forking the engine (ADR 0004). */
+  forkServer?: ForkServer;
+}
+
 export class ProcessExecutor implements StepExecutor {
+  constructor(private readonly opts: ProcessExecutorOptions = {}) {}
+
   start(req: ExecRequest): RunningExec {
     const state: Live = { pid: 0, stopped: undefined, timedOut: false };
-    const result = runAll(req, state);
+    const result = runAll(req, state, this.opts.forkServer);
     return { result, signal: (sig) => sendSignal(state, sig) };
   }
 
@@ -67,7 +76,7 @@ function sendSignal(state: Live, sig: string): void {
   if (state.pid > 0) killGroup(state.pid, sig);
 }
 
-async function runAll(req: ExecRequest, state: Live): Promise<ExecResult> {
+async function runAll(req: ExecRequest, state: Live, server: ForkServer | undefined): Promise<ExecResult> {
   await prepareDirs(req);
   const scriptFile = req.script !== undefined ? await writeScript(req) : undefined;
   const outputs = stepOutputs(req);
@@ -78,7 +87,7 @@ async function runAll(req: ExecRequest, state: Live): Promise<ExecResult> {
   try {
     for (const argv of commandArgvs(req, scriptFile)) {
       if (state.stopped) break;
-      ({ code, signal } = await runOne(req, argv, { outputs, state, deadline }));
+      ({ code, signal } = await runOne(req, argv, { outputs, state, deadline, server }));
       if (code !== 0 || signal) break;
     }
   } finally {
@@ -100,11 +109,42 @@ function toResult(req: ExecRequest, code: number, signal: string | undefined, ti
   return r;
 }
 
-interface RunCtx { outputs: StepOutputs; state: Live; deadline: number }
+interface RunCtx { outputs: StepOutputs; state: Live; deadline: number; server: ForkServer | undefined }
 
-function runOne(req: ExecRequest, argv: string[], ctx: RunCtx): Promise<{ code: number; signal?: string }> {
+function runOne(req: ExecRequest, argv: string[], ctx: RunCtx): Promise<Exit> {
+  const direct = ctx.outputs.direct();
+  const full = recordingArgv(argv, req.files.exitFile);
+  if (direct && ctx.server?.available() && !hasNul(full, req)) {
+    return runForked(ctx.server, { argv: full, cwd: req.workingDir, env: req.env, ...direct, pidFile: req.files.pidFile }, {
+      started: (pid) => onStarted(ctx, pid),
+      note: (text) => ctx.outputs.note(text),
+      fallback: () => runSpawned(req, full, ctx),
+      adopt: () => adoptProcess(req),
+    });
+  }
+  return runSpawned(req, full, ctx);
+}
+
+/** A NUL byte cannot cross exec: Node's spawn rejects it with a clear error, so such a command takes that path. */
+const hasNul = (argv: string[], req: ExecRequest): boolean =>
+  [...argv, req.workingDir, ...Object.entries(req.env).flat()].some((s) => s.includes('\0'));
+
+/** The process runs from now on: it can be signalled, and its deadline starts. Returns what to do once it ended. */
+function onStarted(ctx: RunCtx, pid: number): () => void {
+  ctx.state.pid = pid;
+  if (ctx.state.stopped) killGroup(pid, ctx.state.stopped);
+  const timer = ctx.deadline > 0
+    ? setTimeout(() => { ctx.state.timedOut = true; killGroup(pid, 'SIGKILL'); }, Math.max(0, ctx.deadline - Date.now()))
+    : undefined;
+  return () => {
+    if (timer) clearTimeout(timer);
+    ctx.state.pid = 0;
+  };
+}
+
+function runSpawned(req: ExecRequest, full: string[], ctx: RunCtx): Promise<Exit> {
   return new Promise((resolve) => {
-    const [file, ...rest] = recordingArgv(argv, req.files.exitFile);
+    const [file, ...rest] = full;
     let child: ChildProcess;
     try {
       child = spawn(file!, rest, { cwd: req.workingDir, env: req.env, detached: true, stdio: ctx.outputs.stdio() });
@@ -114,24 +154,19 @@ function runOne(req: ExecRequest, argv: string[], ctx: RunCtx): Promise<{ code: 
       ctx.outputs.note(`cannot start the step: ${e instanceof Error ? e.message : String(e)}\n`);
       return resolve({ code: 127 });
     }
-    let timer: NodeJS.Timeout | undefined;
+    let disarm = (): void => undefined;
     const written = ctx.outputs.attach(child);
     child.on('error', (e) => {
       ctx.outputs.note(`${e.message}\n`);
       resolve({ code: 127 });
     });
     child.on('spawn', () => {
-      ctx.state.pid = child.pid ?? 0;
-      const startTicks = processStartTicks(ctx.state.pid);
-      void writeFile(req.files.pidFile, JSON.stringify({ pid: child.pid, startTicks, startedAt: new Date().toISOString() })).catch(() => undefined);
-      if (ctx.state.stopped) killGroup(ctx.state.pid, ctx.state.stopped);
-      if (ctx.deadline > 0) {
-        timer = setTimeout(() => { ctx.state.timedOut = true; killGroup(ctx.state.pid, 'SIGKILL'); }, Math.max(0, ctx.deadline - Date.now()));
-      }
+      const pid = child.pid ?? 0;
+      void writeFile(req.files.pidFile, JSON.stringify({ pid, startTicks: processStartTicks(pid), startedAt: new Date().toISOString() })).catch(() => undefined);
+      disarm = onStarted(ctx, pid);
     });
     child.on('close', (code, sig) => {
-      if (timer) clearTimeout(timer);
-      ctx.state.pid = 0;
+      disarm();
       void written.then(() => resolve(sig ? { code: 128 + signalNumber(sig), signal: sig } : { code: code ?? 1 }));
     });
   });

@@ -1,7 +1,7 @@
 /** Human approval (SPEC 2.6, 3.3; endpoints of docs/api.md) end to end over real HTTP. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { err, nodeOf, runsServer, waitRun } from './helpers.js';
+import { err, eventually, nodeOf, runsServer, waitRun } from './helpers.js';
 
 const srv = runsServer();
 beforeAll(async () => {
@@ -39,8 +39,12 @@ describe('hitl approval', () => {
     expect(nodeOf(run, 'build').statusLabel).toBe('succeeded');
     expect(nodeOf(run, 'approve-deploy')).toMatchObject({ status: 7, statusLabel: 'waiting' });
     expect(nodeOf(run, 'deploy').statusLabel).toBe('not_started');
-    const done = await waitRun(srv, 'gate', 'w1', 'waiting');
-    expect(done.onWait?.statusLabel).toBe('succeeded');
+    // The wait handler runs while the run is waiting: wait for it to finish, not just for the status.
+    const done = await eventually(async () => {
+      const r = await srv.get('/dag-runs/gate/w1');
+      return r.body.dagRun?.onWait?.statusLabel === 'succeeded' ? r.body.dagRun : undefined;
+    }, 'the wait handler to succeed');
+    expect(done.statusLabel).toBe('waiting');
     expect(readFileSync(join(srv.dagsDir, 'wait-handler.txt'), 'utf8').trim()).toBe('waiting=approve-deploy');
     expect((await srv.get('/dag-runs?status=7')).body.dagRuns.map((r: any) => r.dagRunId)).toContain('w1');
   });

@@ -1,0 +1,111 @@
+/**
+ * The fork server: a small Perl program (perl-base only: POSIX, Fcntl, IO::Select, present wherever
+ * Debian's essential packages are) that starts step processes for the engine (ADR 0004).
+ *
+ * Why: forking the engine itself costs time proportional to its resident memory (page tables of a
+ * 60-70 MB Node process) and blocks the event loop until the child has exec'd; forking a 5 MB
+ * process costs a fraction of that and blocks nobody.
+ *
+ * Protocol, engine -> server (stdin): frames of a 4-byte big-endian length and that many bytes, the
+ * bytes being length-prefixed fields (pack 'N/a*'): id, cwd, stdout path, stderr path, pid-record
+ * path ('' = none), argc, argv..., then the environment as NAME=value entries.
+ * Server -> engine (stdout), one line each:
+ *   R                         ready
+ *   S <id> <pid>              forked (the child writes the pid record itself, before exec)
+ *   X <id> <code> <signal>    exited (code -1 when killed by signal number <signal>)
+ *   F <id> <message>          could not fork
+ * The child runs in a session of its own (setsid, so a stop signal reaches its whole group), stdin
+ * from /dev/null, stdout/stderr appended to the log files. A child that cannot chdir, open its logs
+ * or exec writes the reason to its stderr log and exits 127, as a shell does for a missing command.
+ * On end of input the server exits; the children live on (their exit codes are recorded by the
+ * step's own exit trap, so a restarted engine can adopt them).
+ */
+export const FORK_SERVER_SCRIPT = String.raw`
+use strict; use warnings;
+use POSIX ();
+use Fcntl qw(O_WRONLY O_CREAT O_APPEND O_TRUNC O_RDONLY F_GETFL F_SETFL O_NONBLOCK);
+use IO::Select;
+$SIG{PIPE} = 'IGNORE';
+$SIG{INT} = 'IGNORE';
+binmode STDIN; binmode STDOUT;
+pipe(my $sigr, my $sigw) or die "fork server: pipe: $!\n";
+for my $h ($sigr, $sigw) { my $f = fcntl($h, F_GETFL, 0); fcntl($h, F_SETFL, $f | O_NONBLOCK); }
+$SIG{CHLD} = sub { syswrite($sigw, 'x') };
+my %ids;
+sub reply {
+  my $l = join(' ', @_) . "\n";
+  my $o = 0;
+  while ($o < length $l) { my $n = syswrite(STDOUT, $l, length($l) - $o, $o); exit 0 unless defined $n; $o += $n; }
+}
+sub oneline { my $s = shift; $s =~ s/[\r\n]+/ /g; return $s }
+sub reap {
+  while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) {
+    my $st = $?; my $id = delete $ids{$pid};
+    next unless defined $id;
+    my $sig = $st & 127;
+    reply('X', $id, $sig ? -1 : ($st >> 8), $sig);
+  }
+}
+sub pidrecord {
+  my $path = shift;
+  my $ticks = '';
+  if (open(my $st, '<', '/proc/self/stat')) {
+    my $l = <$st>; close $st;
+    $ticks = (split / /, substr($l, rindex($l, ')') + 2))[19] // '';
+  }
+  sysopen(my $p, $path, O_WRONLY | O_CREAT | O_TRUNC, 0666) or return;
+  my @t = gmtime();
+  syswrite($p, sprintf('{"pid":%d,"startTicks":"%s","startedAt":"%04d-%02d-%02dT%02d:%02d:%02d.000Z"}',
+    $$, $ticks, $t[5] + 1900, $t[4] + 1, @t[3, 2, 1, 0]));
+  close $p;
+}
+sub child {
+  my ($cwd, $out, $err, $pidfile, $argv, $env) = @_;
+  close $sigr; close $sigw;
+  $SIG{CHLD} = 'DEFAULT'; $SIG{PIPE} = 'DEFAULT'; $SIG{INT} = 'DEFAULT';
+  POSIX::setsid();
+  my $e;
+  my $fail = sub {
+    my $msg = "svc: $_[0]\n";
+    if ($e) { syswrite($e, $msg) } elsif (sysopen(my $l, $err, O_WRONLY | O_CREAT | O_APPEND, 0666)) { syswrite($l, $msg) }
+    POSIX::_exit(127);
+  };
+  sysopen(my $i, '/dev/null', O_RDONLY) or $fail->("open /dev/null: $!");
+  sysopen(my $o, $out, O_WRONLY | O_CREAT | O_APPEND, 0666) or $fail->("open $out: $!");
+  $e = $o;
+  if ($err ne $out) { undef $e; sysopen($e, $err, O_WRONLY | O_CREAT | O_APPEND, 0666) or $fail->("open $err: $!"); }
+  chdir($cwd) or $fail->("chdir $cwd: $!");
+  POSIX::dup2(fileno($i), 0); POSIX::dup2(fileno($o), 1); POSIX::dup2(fileno($e), 2);
+  pidrecord($pidfile) if $pidfile ne '';
+  %ENV = map { my $k = index($_, '='); (substr($_, 0, $k) => substr($_, $k + 1)) } @$env;
+  { no warnings 'exec'; exec { $argv->[0] } @$argv; }
+  $fail->("$argv->[0]: $!");
+}
+sub start {
+  my ($id, $cwd, $out, $err, $pidfile, $argc, @rest) = @_;
+  my @argv = splice(@rest, 0, $argc);
+  my $pid = fork();
+  return reply('F', $id, oneline("fork: $!")) unless defined $pid;
+  child($cwd, $out, $err, $pidfile, \@argv, \@rest) if $pid == 0;
+  $ids{$pid} = $id;
+  reply('S', $id, $pid);
+}
+my $buf = '';
+my $sel = IO::Select->new(\*STDIN, $sigr);
+reply('R');
+for (;;) {
+  reap();
+  for my $fh ($sel->can_read(0.25)) {
+    if ($fh == $sigr) { sysread($sigr, my $d, 512); next; }
+    my $n = sysread(STDIN, $buf, 65536, length $buf);
+    exit 0 unless $n;
+    while (length($buf) >= 4) {
+      my $len = unpack('N', $buf);
+      last if length($buf) < 4 + $len;
+      my $frame = substr($buf, 4, $len);
+      substr($buf, 0, 4 + $len) = '';
+      start(unpack('(N/a*)*', $frame));
+    }
+  }
+}
+`;

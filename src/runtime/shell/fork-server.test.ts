@@ -1,0 +1,152 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ExecRequest } from '../../core/ports/executor.js';
+import type { ExecResult } from '../../core/run/state.js';
+import { ForkServer, type ForkRequest } from './fork-server.js';
+import { ProcessExecutor } from './process.js';
+import { processStartTicks } from './liveness.js';
+
+const hasPerl = existsSync('/usr/bin/perl') || existsSync('/bin/perl');
+if (!hasPerl && process.env.CI === 'true') throw new Error('perl is required under CI=true (Debian package perl-base)');
+if (!hasPerl) console.warn('!!! SKIPPING fork server tests: no perl on this machine');
+const maybe = hasPerl ? describe : describe.skip;
+
+interface Outcome { pid?: number; code?: number; signal?: number; failed?: string; lost?: boolean }
+
+function run(server: ForkServer, req: ForkRequest, onSpawn?: (pid: number) => void): Promise<Outcome> {
+  return new Promise((resolve) => {
+    let pid: number | undefined;
+    server.spawn(req, {
+      spawned: (p) => { pid = p; onSpawn?.(p); },
+      exited: (code, signal) => resolve({ pid, code, signal }),
+      failed: (failed) => resolve({ failed }),
+      lost: () => resolve({ pid, lost: true }),
+    });
+  });
+}
+
+function forkRequest(dir: string, argv: string[], extra: Partial<ForkRequest> = {}): ForkRequest {
+  return { argv, cwd: dir, env: { PATH: '/usr/bin:/bin', ONLY: 'this' }, stdout: join(dir, 'out.log'), stderr: join(dir, 'err.log'), pidFile: join(dir, 'x.pid'), ...extra };
+}
+
+maybe('ForkServer', () => {
+  const server = new ForkServer();
+  afterAll(() => server.close());
+
+  test('runs a command in its own session with exactly the given environment, cwd and log files', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-fork-'));
+    const script = 'echo "env=$(env | grep -v -e ^PWD= -e ^SHLVL= -e ^_= | sort | tr "\\n" ,)"; pwd; echo oops >&2; ps -o sid= -p $$; exit 3';
+    const r = await run(server, forkRequest(dir, ['/bin/sh', '-c', script]));
+    expect(r.code).toBe(3);
+    const [envLine, cwd, sid] = readFileSync(join(dir, 'out.log'), 'utf8').trim().split('\n');
+    expect(envLine).toBe('env=ONLY=this,PATH=/usr/bin:/bin,');
+    expect(cwd).toBe(dir);
+    expect(Number(sid)).toBe(r.pid);
+    expect(readFileSync(join(dir, 'err.log'), 'utf8')).toBe('oops\n');
+  });
+
+  test('writes the pid record (pid and start time) before the command runs; merged logs share one file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-fork-'));
+    const log = join(dir, 'all.log');
+    let ticks: string | undefined;
+    const r = await run(server, forkRequest(dir, ['/bin/sh', '-c', `cat ${join(dir, 'x.pid')}; echo; echo err >&2`], { stdout: log, stderr: log }), (pid) => { ticks = processStartTicks(pid); });
+    const [record, err] = readFileSync(log, 'utf8').trim().split('\n');
+    const rec = JSON.parse(record!) as { pid: number; startTicks: string; startedAt: string };
+    expect(rec.pid).toBe(r.pid);
+    expect(rec.startTicks).toBe(ticks);
+    expect(Number.isNaN(Date.parse(rec.startedAt))).toBe(false);
+    expect(err).toBe('err');
+  });
+
+  test('a signal death is reported as the signal; SIGPIPE and SIGINT are not left ignored in the child', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-fork-'));
+    const r = await run(server, forkRequest(dir, ['/bin/sh', '-c', 'grep -E "^Sig(Ign|Blk)" /proc/self/status; kill -TERM $$']));
+    expect(r).toMatchObject({ code: -1, signal: 15 });
+    expect(readFileSync(join(dir, 'out.log'), 'utf8')).toMatch(/SigBlk:\s+0+\nSigIgn:\s+0+\n/);
+  });
+
+  test('a missing program, cwd or log directory fails the command with 127 and the reason in its stderr log', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-fork-'));
+    expect((await run(server, forkRequest(dir, ['no-such-program-xyz']))).code).toBe(127);
+    expect(readFileSync(join(dir, 'err.log'), 'utf8')).toMatch(/svc: no-such-program-xyz: No such file or directory/);
+    expect((await run(server, forkRequest(dir, ['/bin/true'], { cwd: join(dir, 'gone'), stderr: join(dir, 'err2.log') }))).code).toBe(127);
+    expect(readFileSync(join(dir, 'err2.log'), 'utf8')).toMatch(/svc: chdir .*gone: No such file or directory/);
+    expect((await run(server, forkRequest(dir, ['/bin/true'], { stdout: join(dir, 'no', 'out.log') }))).code).toBe(127);
+  });
+
+  test('many concurrent requests each get their own outcome', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-fork-'));
+    const codes = await Promise.all(Array.from({ length: 40 }, (_, i) => run(server, forkRequest(dir, ['/bin/sh', '-c', `exit ${i}`], { pidFile: '' }))));
+    expect(codes.map((c) => c.code)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+  });
+
+  test('without perl the server is unavailable and in-flight requests are handed back, not started', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-fork-'));
+    const none = new ForkServer('/nonexistent/perl');
+    expect(none.available()).toBe(true);
+    expect(await run(none, forkRequest(dir, ['/bin/true']))).toEqual({ pid: undefined, lost: true });
+    expect(none.available()).toBe(false);
+    expect(existsSync(join(dir, 'x.pid'))).toBe(false);
+  });
+});
+
+maybe('ProcessExecutor when the fork server dies', () => {
+  test('a command it started is adopted: its outcome comes from the exit record', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
+    const server = new ForkServer();
+    const running = new ProcessExecutor({ forkServer: server }).start(execRequest(dir, 'sleep 0.5; echo late; exit 6'));
+    await new Promise((r) => setTimeout(r, 200));
+    (server as unknown as { child: { kill(s: string): void } }).child.kill('SIGKILL');
+    await expect(running.result).resolves.toMatchObject({ exitCode: 6, output: 'late' });
+    expect(server.available()).toBe(true);
+    server.close();
+  });
+});
+
+function execRequest(dir: string, command: string, over: Partial<ExecRequest> = {}): ExecRequest {
+  return {
+    exec: { node: 'step', attempt: 0, execution: 0 }, step: {} as ExecRequest['step'], commands: [command], shell: ['/bin/sh', '-e'], shellExplicit: false,
+    env: { PATH: '/usr/bin:/bin' }, workingDir: dir, secrets: [], maxOutputSize: 1 << 20, timeoutMs: 0, capture: true,
+    files: { stdout: join(dir, 'step.out'), stderr: join(dir, 'step.err'), exitFile: join(dir, 'step.exit'), pidFile: join(dir, 'step.pid'), scratchDir: join(dir, 'scratch') },
+    ...over,
+  } as ExecRequest;
+}
+
+/** The same executor behaviour whichever way the processes are started. */
+const modes: [string, () => ProcessExecutor][] = [
+  ['node spawn', () => new ProcessExecutor()],
+  ...(hasPerl ? [['fork server', () => new ProcessExecutor({ forkServer: new ForkServer() })] as [string, () => ProcessExecutor]] : []),
+  ['fork server without perl (fallback)', () => new ProcessExecutor({ forkServer: new ForkServer('/nonexistent/perl') })],
+];
+
+describe.each(modes)('ProcessExecutor (%s)', (_mode, make) => {
+  const executor = make();
+  const start = (req: ExecRequest): Promise<ExecResult> => executor.start(req).result;
+
+  test('exit code, captured output and the exit record', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
+    await expect(start(execRequest(dir, 'echo hello; exit 4'))).resolves.toMatchObject({ exitCode: 4, error: 'exit status 4', output: 'hello' });
+    expect(readFileSync(join(dir, 'step.exit'), 'utf8')).toBe('4\n');
+    expect(JSON.parse(readFileSync(join(dir, 'step.pid'), 'utf8'))).toMatchObject({ pid: expect.any(Number) });
+  });
+
+  test('a stop signal reaches the whole process group', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
+    const running = executor.start(execRequest(dir, 'sleep 30 & sleep 30; wait'));
+    await new Promise((r) => setTimeout(r, 300));
+    running.signal('SIGTERM');
+    await expect(running.result).resolves.toMatchObject({ signal: 'SIGTERM' });
+  });
+
+  test('a timeout kills the command', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
+    await expect(start(execRequest(dir, 'sleep 30', { timeoutMs: 200 }))).resolves.toMatchObject({ exitCode: 124, timedOut: true });
+  });
+
+  test('sequential commands stop at the first failure; a missing command is 127', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
+    await expect(start(execRequest(dir, 'echo one', { commands: ['echo one', 'false', 'echo three'] }))).resolves.toMatchObject({ exitCode: 1, output: 'one' });
+    await expect(start(execRequest(dir, 'x', { shell: [], commands: ['no-such-program-xyz arg'], capture: false }))).resolves.toMatchObject({ exitCode: 127 });
+  });
+});

@@ -1,0 +1,131 @@
+/**
+ * The engine's side of the fork server (fork-server-script.ts, ADR 0004): one helper process per
+ * engine process, started on first use, requests multiplexed by id. When perl is missing or the
+ * helper cannot start, `available()` turns false and the caller spawns from Node instead.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
+import { FORK_SERVER_SCRIPT } from './fork-server-script.js';
+
+export interface ForkRequest {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** Log files, opened for append by the child (equal paths = merged). */
+  stdout: string;
+  stderr: string;
+  /** Where the child writes its {pid, startTicks, startedAt} record before exec. */
+  pidFile: string;
+}
+
+export interface ForkHandlers {
+  spawned(pid: number): void;
+  exited(code: number, signal: number): void;
+  /** Not started: the server could not fork. */
+  failed(message: string): void;
+  /** The server died while this request was in flight: the outcome must be found another way. */
+  lost(): void;
+}
+
+/** Restarts after a crash of a server that had worked; one that never became ready is not retried. */
+const MAX_RESTARTS = 3;
+
+export class ForkServer {
+  private child: ChildProcess | undefined;
+  private ready = false;
+  private down = false;
+  private restarts = 0;
+  private seq = 0;
+  private buf = '';
+  private readonly inflight = new Map<string, ForkHandlers>();
+
+  constructor(private readonly perl = 'perl') {}
+
+  available(): boolean {
+    return !this.down;
+  }
+
+  spawn(req: ForkRequest, handlers: ForkHandlers): void {
+    const child = this.child ?? this.launch();
+    const id = (this.seq++).toString(36);
+    this.inflight.set(id, handlers);
+    this.refWhileBusy();
+    child.stdin!.write(encodeRequest(id, req));
+  }
+
+  /** Ends the helper (tests; a process that exits needs nothing: the helper sees end of input). */
+  close(): void {
+    this.child?.stdin?.end();
+    this.child = undefined;
+  }
+
+  private launch(): ChildProcess {
+    const child = spawn(this.perl, ['-e', FORK_SERVER_SCRIPT], {
+      stdio: ['pipe', 'pipe', 'inherit'], cwd: '/', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
+    this.child = child;
+    this.ready = false;
+    child.unref();
+    (child.stdin as unknown as Socket).unref?.();
+    child.stdin!.on('error', () => undefined);
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (d: string) => this.onData(d));
+    child.on('error', () => this.onGone(child));
+    child.on('exit', () => this.onGone(child));
+    return child;
+  }
+
+  private onData(d: string): void {
+    this.buf += d;
+    for (let i = this.buf.indexOf('\n'); i >= 0; i = this.buf.indexOf('\n')) {
+      const line = this.buf.slice(0, i);
+      this.buf = this.buf.slice(i + 1);
+      this.onLine(line);
+    }
+  }
+
+  private onLine(line: string): void {
+    const [kind, id = '', a = '', b = ''] = line.split(' ');
+    if (kind === 'R') { this.ready = true; return; }
+    const h = this.inflight.get(id);
+    if (!h) return;
+    if (kind === 'S') { h.spawned(Number(a)); return; }
+    this.inflight.delete(id);
+    this.refWhileBusy();
+    if (kind === 'X') h.exited(Number(a), Number(b));
+    else h.failed(line.slice(line.indexOf(id) + id.length + 1));
+  }
+
+  /** The helper ended (or never started): in-flight requests are lost; never-ready means unavailable. */
+  private onGone(child: ChildProcess): void {
+    if (this.child !== child && this.child !== undefined) return;
+    this.child = undefined;
+    this.buf = '';
+    if (!this.ready || ++this.restarts > MAX_RESTARTS) this.down = true;
+    const lost = [...this.inflight.values()];
+    this.inflight.clear();
+    for (const h of lost) h.lost();
+  }
+
+  /** While requests are in flight the helper's output keeps the process alive; idle, it does not. */
+  private refWhileBusy(): void {
+    const out = this.child?.stdout as unknown as Socket | undefined;
+    if (this.inflight.size > 0) out?.ref?.();
+    else out?.unref?.();
+  }
+}
+
+function field(s: string): Buffer[] {
+  const body = Buffer.from(s, 'utf8');
+  const len = Buffer.allocUnsafe(4);
+  len.writeUInt32BE(body.length);
+  return [len, body];
+}
+
+export function encodeRequest(id: string, r: ForkRequest): Buffer {
+  const env = Object.entries(r.env).map(([k, v]) => `${k}=${v}`);
+  const body = Buffer.concat([id, r.cwd, r.stdout, r.stderr, r.pidFile, String(r.argv.length), ...r.argv, ...env].flatMap(field));
+  const len = Buffer.allocUnsafe(4);
+  len.writeUInt32BE(body.length);
+  return Buffer.concat([len, body]);
+}

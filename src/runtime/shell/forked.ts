@@ -1,0 +1,52 @@
+/** One command started through the fork server, with the same outcome shape as a Node spawn. */
+import { constants as osConstants } from 'node:os';
+import type { RunningExec } from '../../core/ports/executor.js';
+import type { ForkRequest, ForkServer } from './fork-server.js';
+
+export interface Exit { code: number; signal?: string }
+
+export interface ForkedHooks {
+  /** The process runs: returns what to do once it ended. */
+  started(pid: number): () => void;
+  /** A message of the engine itself into the step's stderr log. */
+  note(text: string): void;
+  /** The server never started (no perl): run the command another way. */
+  fallback(): Promise<Exit>;
+  /** The server died after it may have started the command: find the outcome from the records. */
+  adopt(): Promise<RunningExec | undefined>;
+}
+
+const SIGNAL_NAMES = new Map(Object.entries(osConstants.signals).map(([name, n]) => [n, name]));
+
+export function runForked(server: ForkServer, req: ForkRequest, hooks: ForkedHooks): Promise<Exit> {
+  return new Promise((resolve) => {
+    let ended = (): void => undefined;
+    let pid = 0;
+    server.spawn(req, {
+      spawned: (p) => { pid = p; ended = hooks.started(p); },
+      exited: (code, sig) => {
+        ended();
+        const name = sig > 0 ? SIGNAL_NAMES.get(sig) ?? `SIG${sig}` : undefined;
+        resolve(name ? { code: 128 + sig, signal: name } : { code });
+      },
+      failed: (message) => {
+        hooks.note(`cannot start the step: ${message}\n`);
+        resolve({ code: 127 });
+      },
+      lost: () => {
+        if (pid === 0 && !server.available()) { void hooks.fallback().then(resolve); return; }
+        void recover(hooks, ended).then(resolve);
+      },
+    });
+  });
+}
+
+/** The outcome of a command whose server died: its exit record, after waiting for it if it still runs. */
+async function recover(hooks: ForkedHooks, ended: () => void): Promise<Exit> {
+  const running = await hooks.adopt();
+  const r = running ? await running.result : undefined;
+  ended();
+  if (r) return { code: r.exitCode, ...(r.signal ? { signal: r.signal } : {}) };
+  hooks.note('interrupted: the process that started the step ended before its outcome was known\n');
+  return { code: 1 };
+}
