@@ -12,11 +12,12 @@ import { liveExecs, isResolving } from '../core/run/context.js';
 import { RunStatus, isRunTerminal } from '../core/run/status.js';
 import type { RunKey } from '../core/ports/run-store.js';
 import type { DagRunResource } from '../core/resources.js';
-import { ConflictError, NotFoundError } from '../core/errors.js';
+import { NotFoundError } from '../core/errors.js';
 import type { EngineDeps } from './deps.js';
 import { EffectApplier } from './effects.js';
 import { prepareRunContext } from './run-context.js';
 import { runLogLines } from './run-log.js';
+import { StatusWriter } from './status-writer.js';
 
 export class RunDriver {
   constructor(private readonly deps: EngineDeps) {}
@@ -26,19 +27,21 @@ export class RunDriver {
     let run = await this.deps.store.get(key);
     if (!run) throw new NotFoundError(`dag-run ${key.dagRunId} of ${key.dagName} not found`);
     if (isRunTerminal(run.status.run.status)) return run;
-    // This process becomes the run's driver with its first save (no separate write).
+    const writer = new StatusWriter(this.deps, run);
+    // This process becomes the run's driver with its first save (no separate write), made durable at once.
     const driver = this.driverRecord();
     let ctx;
     try {
       ctx = await prepareRunContext(run, this.deps);
     } catch (e) {
-      return this.failEarly(run, e instanceof Error ? e.message : String(e), driver);
+      return this.failEarly(run, writer, e instanceof Error ? e.message : String(e), driver);
     }
     const loop = new Loop();
     const applier = new EffectApplier(this.deps, run, ctx, (o) => loop.push(o), (k) => this.drive(k));
     const resumed = run.status.run.status !== 0 && run.status.run.status !== 5;
     if (resumed) await this.resume(run, applier);
     let stopSeen = false;
+    let claimed = false;
     // Run-log appends are chained (ordered) and never block the loop.
     let runLog: Promise<void> = Promise.resolve();
     for (;;) {
@@ -53,9 +56,16 @@ export class RunDriver {
       const changed = observed.length > 0 || d.effects.length > 0 || JSON.stringify(d.state) !== JSON.stringify(run.status.run);
       if (changed) {
         const lines = runLogLines(run.status.run, d.state);
-        run = await this.save(run, d.state, driver);
+        run = { ...run, status: { ...run.status, run: d.state, driver } };
+        writer.put(run.status);
+        this.deps.onChange?.(run);
         const attemptId = run.status.attemptId;
         if (lines.length > 0) runLog = runLog.then(() => this.deps.artifacts.appendRunLog(key, attemptId, lines.join('\n'))).catch(() => undefined);
+      }
+      // Durable first: the driver claim, an acknowledged approval, effects whose start is not recorded on its own.
+      if (!claimed || controls.length > 0 || applier.needsDurableState(d.effects)) {
+        await writer.flush();
+        claimed = true;
       }
       if (controls.length > 0) await this.deps.controls?.ack(key, controls);
       applier.setRun(run);
@@ -64,7 +74,7 @@ export class RunDriver {
       await loop.wait(d.wakeAt ? Date.parse(d.wakeAt) - this.deps.clock.now() : Infinity, stopSeen ? Infinity : this.deps.stopPollMs ?? 250);
     }
     await runLog;
-    return run;
+    return writer.flush();
   }
 
   /** Approval decisions recorded by the API (RunControls): fed to decide(), acknowledged once saved. */
@@ -81,11 +91,14 @@ export class RunDriver {
   }
 
   /** A run that cannot even start (a secret that cannot be read, ...) fails with the reason. */
-  private async failEarly(run: DagRunResource, error: string, driver: Driver): Promise<DagRunResource> {
+  private async failEarly(run: DagRunResource, writer: StatusWriter, error: string, driver: Driver): Promise<DagRunResource> {
     const now = new Date(this.deps.clock.now()).toISOString();
     const state: RunState = { ...run.status.run, status: RunStatus.Failed, stage: 'done', error, startedAt: run.status.run.startedAt || now, finishedAt: now };
     this.deps.log.error('Failed to start dag-run', { dag: run.spec.dagName, dagRunId: run.spec.dagRunId, error });
-    return this.save(run, state, driver);
+    writer.put({ ...run.status, run: state, driver });
+    const saved = await writer.flush();
+    this.deps.onChange?.(saved);
+    return saved;
   }
 
   /** Re-attaches to whatever the previous driver left running. */
@@ -99,28 +112,9 @@ export class RunDriver {
     }
     if (state.stage === 'preconditions') await applier.applyAll([{ kind: 'checkPreconditions' }]);
   }
-
-  private async save(run: DagRunResource, state: RunState, driver: Driver): Promise<DagRunResource> {
-    const status = { ...run.status, run: state, driver };
-    for (let i = 0; ; i++) {
-      try {
-        const saved = await this.deps.store.updateStatus(key(run), run.metadata.resourceVersion, status);
-        this.deps.onChange?.(saved);
-        return saved;
-      } catch (e) {
-        // The driver owns status: on a conflict (another writer touched the object) re-read and re-apply.
-        if (!(e instanceof ConflictError) || i > 5) throw e;
-        const fresh = await this.deps.store.get(key(run));
-        if (!fresh) throw e;
-        run = fresh;
-      }
-    }
-  }
 }
 
 type Driver = NonNullable<DagRunResource['status']['driver']>;
-
-const key = (run: DagRunResource): RunKey => ({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
 
 /** An inbox of observations with a wake-up that fires on the first push or a timeout. */
 class Loop {

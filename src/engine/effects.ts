@@ -52,6 +52,20 @@ export class EffectApplier {
     }
   }
 
+  /**
+   * Whether these effects need the state that asked for them saved first. Not for signals, checks
+   * that are safe to repeat, or executions whose executor records their start (StepExecutor.recordsStart).
+   */
+  needsDurableState(effects: Effect[]): boolean {
+    return effects.some((e) => {
+      if (e.kind === 'signal' || e.kind === 'checkPreconditions' || e.kind === 'resolveItems') return false;
+      if (e.kind !== 'exec') return true;
+      const node = findNode(this.run.status.run, e.exec.node);
+      const step = node && stepOf(this.run.spec.definition, node);
+      return !step || !!step.call || !this.deps.executors[step.type]?.recordsStart;
+    });
+  }
+
   async adopt(exec: ExecRef): Promise<void> {
     this.track(execKey(exec), this.execute(exec, true));
   }

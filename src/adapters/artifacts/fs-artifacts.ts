@@ -1,9 +1,10 @@
 /** The embedded ArtifactStore: logs, outputs.json and exec records under each run's directory. */
-import { appendFile, mkdir, open, readFile } from 'node:fs/promises';
+import { mkdir, open, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ArtifactStore } from '../../core/ports/engine-ports.js';
 import type { RunKey, RunStore } from '../../core/ports/run-store.js';
-import { writeFileAtomic } from '../fs/atomic.js';
+import { isNotFound, writeFileAtomic } from '../fs/atomic.js';
+import { appendFileSync } from 'node:fs';
 
 /** Node names become file names: anything but [A-Za-z0-9_.-] is replaced, and a hash keeps them distinct. */
 export function safeFileName(name: string): string {
@@ -38,11 +39,21 @@ export class FsArtifactStore implements ArtifactStore {
   }
 
   /** One timestamped line per line of text. */
+  /**
+   * Synchronous on purpose: a small O_APPEND write costs less than the three thread-pool round trips
+   * of the async form, and the driver calls it on every state change.
+   */
   async appendRunLog(key: RunKey, attemptId: string, text: string): Promise<void> {
     const path = this.runLogPath(key, attemptId);
-    await mkdir(dirname(path), { recursive: true });
     const at = new Date().toISOString();
-    await appendFile(path, text.split('\n').map((l) => `${at} ${l}\n`).join(''));
+    const body = text.split('\n').map((l) => `${at} ${l}\n`).join('');
+    try {
+      appendFileSync(path, body);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      await mkdir(dirname(path), { recursive: true });
+      appendFileSync(path, body);
+    }
   }
 
   async writeOutputs(key: RunKey, attemptId: string, body: unknown): Promise<void> {

@@ -25,9 +25,10 @@ export interface WriteOptions {
 }
 
 let counter = 0;
-/** Unique per process (pid), per call (counter) and across pid reuse (random suffix). */
-const tempName = (path: string): string =>
-  `${path}.${process.pid}.${(counter++).toString(36)}.${randomBytes(4).toString('hex')}.tmp`;
+/** Drawn once: with the pid it tells this process from an earlier one that had the same pid. */
+const INSTANCE = randomBytes(4).toString('hex');
+/** Unique per process (pid + instance) and per call (counter). */
+const tempName = (path: string): string => `${path}.${process.pid}.${INSTANCE}.${(counter++).toString(36)}.tmp`;
 
 export async function writeFileAtomic(path: string, data: string | Uint8Array, opts: WriteOptions = {}): Promise<void> {
   if (opts.mkdir ?? true) await mkdir(dirname(path), { recursive: true });

@@ -48,6 +48,12 @@ export interface RunningExec {
 
 /** Runs one execution of a step of a given type. Each step type has one (runtime/). */
 export interface StepExecutor {
+  /**
+   * True when every execution is recorded (ExecFiles.pidFile) before its command runs, and start() of
+   * an execution whose records exist re-attaches to it instead of running it again. The driver may
+   * then start it before the state that asked for it is saved (a crash in between cannot run it twice).
+   */
+  readonly recordsStart?: boolean;
   start(req: ExecRequest): RunningExec;
   /**
    * Re-attaches to an execution started by a previous process (after a crash). Returns undefined

@@ -147,6 +147,18 @@ describe.each(modes)('ProcessExecutor (%s)', (_mode, make) => {
   test('sequential commands stop at the first failure; a missing command is 127', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
     await expect(start(execRequest(dir, 'echo one', { commands: ['echo one', 'false', 'echo three'] }))).resolves.toMatchObject({ exitCode: 1, output: 'one' });
-    await expect(start(execRequest(dir, 'x', { shell: [], commands: ['no-such-program-xyz arg'], capture: false }))).resolves.toMatchObject({ exitCode: 127 });
+    const other = mkdtempSync(join(tmpdir(), 'svc-exec-'));
+    await expect(start(execRequest(other, 'x', { shell: [], commands: ['no-such-program-xyz arg'], capture: false }))).resolves.toMatchObject({ exitCode: 127 });
+  });
+
+  test('an execution whose records exist is adopted, never run a second time', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
+    const req = execRequest(dir, 'echo ran >> count.txt; sleep 0.4; exit 5', { capture: false });
+    const first = executor.start(req);
+    await new Promise((r) => setTimeout(r, 150));
+    // A restarted engine whose saved status lags behind starts the same execution again: it adopts it.
+    await expect(executor.start(req).result).resolves.toMatchObject({ exitCode: 5 });
+    await expect(first.result).resolves.toMatchObject({ exitCode: 5 });
+    expect(readFileSync(join(dir, 'count.txt'), 'utf8')).toBe('ran\n');
   });
 });

@@ -115,17 +115,19 @@ export class ForkServer {
   }
 }
 
-function field(s: string): Buffer[] {
-  const body = Buffer.from(s, 'utf8');
-  const len = Buffer.allocUnsafe(4);
-  len.writeUInt32BE(body.length);
-  return [len, body];
-}
-
+/** One frame: the total length, then each field as its byte length and bytes (one allocation). */
 export function encodeRequest(id: string, r: ForkRequest): Buffer {
-  const env = Object.entries(r.env).map(([k, v]) => `${k}=${v}`);
-  const body = Buffer.concat([id, r.cwd, r.stdout, r.stderr, r.pidFile, String(r.argv.length), ...r.argv, ...env].flatMap(field));
-  const len = Buffer.allocUnsafe(4);
-  len.writeUInt32BE(body.length);
-  return Buffer.concat([len, body]);
+  const fields = [id, r.cwd, r.stdout, r.stderr, r.pidFile, String(r.argv.length), ...r.argv];
+  for (const k in r.env) fields.push(`${k}=${r.env[k]}`);
+  let size = 4;
+  for (const f of fields) size += 4 + Buffer.byteLength(f);
+  const buf = Buffer.allocUnsafe(size);
+  buf.writeUInt32BE(size - 4, 0);
+  let at = 4;
+  for (const f of fields) {
+    const n = buf.write(f, at + 4, 'utf8');
+    buf.writeUInt32BE(n, at);
+    at += 4 + n;
+  }
+  return buf;
 }

@@ -38,7 +38,20 @@ export class Layout {
     return this.under(join(this.runsRoot, dagName));
   }
 
+  /** Every driver loop asks for the same few runs' paths: validated and joined once (bounded). */
+  private readonly memo = new Map<string, RunPaths>();
+
   runPaths(key: RunKey): RunPaths {
+    const ck = `${key.dagName}\0${key.dagRunId}`;
+    const hit = this.memo.get(ck);
+    if (hit) return hit;
+    const paths = this.computeRunPaths(key);
+    if (this.memo.size >= 1000) this.memo.clear();
+    this.memo.set(ck, paths);
+    return paths;
+  }
+
+  private computeRunPaths(key: RunKey): RunPaths {
     const dagDir = this.dagDir(key.dagName);
     if (typeof key.dagRunId !== 'string' || !isValidRunId(key.dagRunId)) {
       throw new BadRequestError(`invalid dagRunId ${JSON.stringify(key.dagRunId)}`, { dagRunId: key.dagRunId });

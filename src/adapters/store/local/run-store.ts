@@ -120,7 +120,8 @@ export class LocalRunStore implements RunStore {
       const spec = await this.cachedSpec(ck, p, head.uid);
       const st: StatusFile = { resourceVersion: this.issue(nextVersion(head.resourceVersion)), uid: head.uid, status };
       try {
-        writeFileAtomicSync(p.status, encodeStatus(st));
+        // Through the I/O thread pool: the driver writes behind, while the step it just started runs.
+        await writeFileAtomic(p.status, encodeStatus(st), { mkdir: false });
       } catch (err) {
         if (isNotFound(err)) throw new NotFoundError(`run ${ck} not found`, { ...key });
         throw err;

@@ -1,0 +1,66 @@
+/**
+ * Write-behind of a run's status for its driver. The driver's in-memory state is the truth while it
+ * runs; put() hands over each new state and returns at once, a single background writer persists
+ * them in order (compare-and-swap, re-applied on a conflict: the driver owns status), and a state
+ * that is replaced before its turn is skipped. flush() waits until the newest state is on disk.
+ *
+ * This is safe for effects whose start is recorded apart from status (a shell step's pid record,
+ * written by the step's process before its command runs, makes a second start adopt the first):
+ * after a crash the exec records tell what the lagging status does not. The driver flushes before
+ * every other effect (see EffectApplier.needsDurableState).
+ */
+import { ConflictError } from '../core/errors.js';
+import type { RunKey } from '../core/ports/run-store.js';
+import type { DagRunResource, DagRunStatus } from '../core/resources.js';
+import type { EngineDeps } from './deps.js';
+
+export class StatusWriter {
+  private pending: DagRunStatus | undefined;
+  private writing: Promise<void> | undefined;
+  private failure: unknown;
+
+  constructor(private readonly deps: EngineDeps, private saved: DagRunResource) {}
+
+  put(status: DagRunStatus): void {
+    this.pending = status;
+    this.writing ??= this.drain();
+  }
+
+  /** The saved resource once everything put so far is written; rethrows a failed write. */
+  async flush(): Promise<DagRunResource> {
+    while (this.writing) await this.writing;
+    if (this.failure !== undefined) throw this.failure;
+    return this.saved;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.pending && this.failure === undefined) {
+        const status = this.pending;
+        this.pending = undefined;
+        this.saved = await this.save(status);
+      }
+    } catch (e) {
+      this.failure = e;
+    } finally {
+      this.writing = undefined;
+    }
+  }
+
+  private async save(status: DagRunStatus): Promise<DagRunResource> {
+    let run = this.saved;
+    for (let i = 0; ; i++) {
+      try {
+        return await this.deps.store.updateStatus(keyOf(run), run.metadata.resourceVersion, status);
+      } catch (e) {
+        // Another writer touched the object (an API request): re-read, re-apply the driver's status.
+        if (!(e instanceof ConflictError) || i > 5) throw e;
+        const fresh = await this.deps.store.get(keyOf(run));
+        if (!fresh) throw e;
+        run = fresh;
+      }
+    }
+  }
+}
+
+const keyOf = (run: DagRunResource): RunKey => ({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
