@@ -282,6 +282,9 @@ async function main() {
       const warm = i < opts.warmup;
       for (const sys of systems) {
         const inv = invocation(sys, s);
+        // Flush the dirty pages of the previous execution (Dagu writes many small files): otherwise their
+        // writeback competes with whichever system runs next, and the order of the systems shows in the figures.
+        spawnSync('sync');
         const r = await measure(inv.argv, inv.env, memMode, scratch);
         if (!opts.keep) rmSync(inv.dir, { recursive: true, force: true });
         const tag = warm ? 'warmup' : `run ${i - opts.warmup + 1}/${opts.runs}`;
