@@ -136,7 +136,9 @@ export class EffectApplier {
   private async startExecutor(step: StepDefinition, built: BuiltRequest, adopting: boolean): Promise<RunningExec | undefined> {
     const executor = this.deps.executors[step.type];
     if (!executor) throw new Error(`step type "${step.type}" is not supported by this backend`);
-    if (!adopting) return executor.start(built.req);
+    // An executor that records each start before its command runs adopts on start() when the records
+    // exist and otherwise knows the command never ran: resuming then starts it instead of calling it interrupted.
+    if (!adopting || executor.recordsStart) return executor.start(built.req);
     return executor.adopt ? executor.adopt(built.req) : undefined;
   }
 

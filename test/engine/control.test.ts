@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { collect, Sandbox, until } from '../helpers/cli.js';
 
 const node = (detail: any, name: string) => detail.dagRun.nodes.find((n: any) => n.step.name === name);
@@ -101,6 +101,24 @@ steps:
     expect(readFileSync(`${sb.dagsDir}/lag.txt`, 'utf8')).toBe('s1\ns2\ns3\ns4\ns5\n');
     const d = await sb.json(['status', 'lagging', '--json']);
     expect(d.dagRun.nodes.map((n: any) => n.statusLabel)).toEqual(Array(5).fill('succeeded'));
+  });
+
+  test('a step saved as running whose start was never recorded (the engine died first) is started on resume', async () => {
+    const f = sb.dag('unstarted', `
+steps:
+  - name: s1
+    command: echo s1 >> unstarted.txt
+  - name: s2
+    command: echo s2 >> unstarted.txt; cp "$SVC_DATA_DIR/runs/unstarted/$DAG_RUN_ID/status.json" unstarted-status.json
+`);
+    expect((await sb.run(['start', f, '--run-id', 'un1'])).code).toBe(0);
+    // Back to "s2 running" with no trace of s2 ever starting: its records and its output removed.
+    const runDir = `${sb.dataDir}/runs/unstarted/un1`;
+    writeFileSync(`${runDir}/status.json`, readFileSync(`${sb.dagsDir}/unstarted-status.json`));
+    for (const a of readdirSync(`${runDir}/attempts`)) rmSync(`${runDir}/attempts/${a}/exec`, { recursive: true, force: true });
+    writeFileSync(`${sb.dagsDir}/unstarted.txt`, 's1\n');
+    expect((await sb.run(['resume', 'unstarted', '--run-id', 'un1'])).code).toBe(0);
+    expect(readFileSync(`${sb.dagsDir}/unstarted.txt`, 'utf8')).toBe('s1\ns2\n');
   });
 
   test('a step that ended while the engine was down is read from its exit record', async () => {
