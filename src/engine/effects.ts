@@ -4,7 +4,7 @@ import { execKey, stepOf } from '../core/run/state.js';
 import { findNode } from '../core/run/context.js';
 import { runStatusLabel } from '../core/run/status.js';
 import { outputMatches } from '../core/run/policy.js';
-import type { RunningExec } from '../core/ports/executor.js';
+import { INTERRUPTED, type RunningExec } from '../core/ports/executor.js';
 import type { DagRunResource } from '../core/resources.js';
 import type { NodeState } from '../core/run/state.js';
 import type { StepDefinition } from '../core/spec/types.js';
@@ -120,7 +120,7 @@ export class EffectApplier {
       return runSubDag(env, { node, step, exec, built });
     }
     const running = await this.startExecutor(step, built, adopting);
-    if (!running) return { exitCode: 1, error: 'interrupted: the engine stopped while the step ran' };
+    if (!running) return { exitCode: 1, error: INTERRUPTED };
     this.attachLive(exec, running);
     const result = await running.result;
     return this.postProcess(step, built, result);

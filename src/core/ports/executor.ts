@@ -41,6 +41,9 @@ export interface ExecRequest {
   capture: boolean;
 }
 
+/** The outcome of an execution whose process was lost with the engine that started it. */
+export const INTERRUPTED = 'interrupted: the engine stopped while the step ran';
+
 export interface RunningExec {
   readonly result: Promise<ExecResult>;
   signal(signal: string): void;

@@ -1,7 +1,7 @@
 /** One command started through the fork server, with the same outcome shape as a Node spawn. */
-import { constants as osConstants } from 'node:os';
 import type { RunningExec } from '../../core/ports/executor.js';
 import type { ForkRequest, ForkServer } from './fork-server.js';
+import { signalName } from './records.js';
 
 export interface Exit { code: number; signal?: string }
 
@@ -16,8 +16,6 @@ export interface ForkedHooks {
   adopt(): Promise<RunningExec | undefined>;
 }
 
-const SIGNAL_NAMES = new Map(Object.entries(osConstants.signals).map(([name, n]) => [n, name]));
-
 export function runForked(server: ForkServer, req: ForkRequest, hooks: ForkedHooks): Promise<Exit> {
   return new Promise((resolve) => {
     let ended = (): void => undefined;
@@ -26,8 +24,7 @@ export function runForked(server: ForkServer, req: ForkRequest, hooks: ForkedHoo
       spawned: (p) => { pid = p; ended = hooks.started(p); },
       exited: (code, sig) => {
         ended();
-        const name = sig > 0 ? SIGNAL_NAMES.get(sig) ?? `SIG${sig}` : undefined;
-        resolve(name ? { code: 128 + sig, signal: name } : { code });
+        resolve(sig > 0 ? { code: 128 + sig, signal: signalName(sig) } : { code });
       },
       failed: (message) => {
         hooks.note(`cannot start the step: ${message}\n`);

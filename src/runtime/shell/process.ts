@@ -8,12 +8,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { existsSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { constants as osConstants } from 'node:os';
-import type { ExecRequest, RunningExec, StepExecutor } from '../../core/ports/executor.js';
+import { INTERRUPTED, type ExecRequest, type RunningExec, type StepExecutor } from '../../core/ports/executor.js';
 import type { ExecResult } from '../../core/run/state.js';
 import { commandArgvs } from './argv.js';
 import { adoptProcess } from './adopt.js';
-import { killGroup } from './records.js';
+import { killGroup, signalNumber } from './records.js';
 import { processStartTicks } from './liveness.js';
 import type { Capture } from './sink.js';
 import { stepOutputs, type StepOutputs } from './outputs.js';
@@ -45,8 +44,6 @@ export function recordingArgv(argv: string[], exitFile: string): string[] {
   return ['/bin/sh', '-c', WRAPPER, exitFile, ...argv];
 }
 
-export const signalNumber = (sig: string): number => (osConstants.signals as Record<string, number>)[sig] ?? 15;
-
 export interface ProcessExecutorOptions {
   /** Starts direct-output commands from a small helper process instead of forking the engine (ADR 0004). */
   forkServer?: ForkServer;
@@ -64,9 +61,6 @@ export class ProcessExecutor implements StepExecutor {
     return { result, signal: (sig) => sendSignal(state, sig) };
   }
 
-  adopt(req: ExecRequest): Promise<RunningExec | undefined> {
-    return adoptProcess(req);
-  }
 }
 
 /** An execution a previous engine process already started (its status was not saved yet when it died). */
@@ -76,7 +70,7 @@ function readopt(req: ExecRequest): RunningExec {
   const result = adoptProcess(req).then((r) => {
     adopted = r;
     if (r && stopped) r.signal(stopped);
-    return r ? r.result : { exitCode: 1, error: 'interrupted: the engine stopped while the step ran' };
+    return r ? r.result : { exitCode: 1, error: INTERRUPTED };
   });
   return { result, signal: (sig) => { stopped = sig; adopted?.signal(sig); } };
 }

@@ -1,5 +1,12 @@
 /** Process-group signalling and the exit-code record the wrapper writes. */
 import { readFile } from 'node:fs/promises';
+import { constants as osConstants } from 'node:os';
+
+const SIGNALS = osConstants.signals as Record<string, number>;
+const SIGNAL_NAMES = new Map(Object.entries(SIGNALS).map(([name, n]) => [n, name]));
+
+export const signalNumber = (sig: string): number => SIGNALS[sig] ?? 15;
+export const signalName = (n: number): string => SIGNAL_NAMES.get(n) ?? `SIG${n}`;
 
 export function killGroup(pid: number, sig: string): void {
   try {
