@@ -3,6 +3,7 @@
  * the configuration and validated at start-up: a bad setting stops the server with a clear message.
  */
 import { parseDurationMs } from '../core/spec/blocks.js';
+import { bool, ConfigError as Problem, text } from './values.js';
 import { isRole, isValidUsername, MIN_PASSWORD_LENGTH, type Role } from '../core/auth/roles.js';
 
 export type AuthMode = 'none' | 'builtin' | 'oidc';
@@ -46,7 +47,6 @@ export const MIN_TOKEN_SECRET_LENGTH = 32;
 type Env = NodeJS.ProcessEnv;
 type File = Partial<Record<string, unknown>>;
 
-class Problem extends Error {}
 
 function at(file: File, path: string): unknown {
   let v: unknown = file;
@@ -54,15 +54,6 @@ function at(file: File, path: string): unknown {
   return v;
 }
 
-const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
-
-function bool(name: string, v: unknown, fallback: boolean): boolean {
-  if (v === undefined || v === '') return fallback;
-  if (typeof v === 'boolean') return v;
-  if (v === 'true' || v === '1') return true;
-  if (v === 'false' || v === '0') return false;
-  throw new Problem(`${name}: "${String(v)}" must be true or false`);
-}
 
 /** A list given as a YAML list or a comma-separated string. */
 function strings(name: string, v: unknown, fallback: string[] = []): string[] {

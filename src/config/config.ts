@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parseDurationMs } from '../core/spec/blocks.js';
 import { loadAuditEnabled, loadAuthConfig, type AuthConfig } from './auth-config.js';
+import { bool, ConfigError, text } from './values.js';
 
 export interface QueueConfig { name: string; maxActiveRuns: number }
 export interface RemoteNodeConfig { name: string; apiBaseURL: string; authToken?: string }
@@ -58,7 +59,7 @@ export interface Config {
   version: string;
 }
 
-export class ConfigError extends Error {}
+export { ConfigError };
 
 type FileConfig = Partial<Record<string, unknown>>;
 
@@ -75,7 +76,7 @@ function readConfigFile(path: string | undefined): FileConfig {
   }
 }
 
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
+
 
 function duration(name: string, v: string | undefined, fallback: number): number {
   if (v === undefined) return fallback;
@@ -102,7 +103,7 @@ function list<T>(v: unknown, name: string, check: (x: Record<string, unknown>) =
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const file = readConfigFile(env.SVC_CONFIG);
-  const pick = (envName: string, key: string): string | undefined => str(env[envName]) ?? str(file[key]);
+  const pick = (envName: string, key: string): string | undefined => text(env[envName]) ?? text(file[key]);
   const xdg = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share');
   const dataDir = resolve(pick('SVC_DATA_DIR', 'dataDir') ?? join(xdg, 'svc'));
   const dagsDir = resolve(pick('SVC_DAGS_DIR', 'dagsDir') ?? join(dataDir, 'dags'));
@@ -130,8 +131,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     host: pick('SVC_HOST', 'host') ?? '127.0.0.1', port: port(pick('SVC_PORT', 'port')), metrics,
     monitoringIntervalMs: duration('SVC_MONITORING_INTERVAL', pick('SVC_MONITORING_INTERVAL', 'monitoringInterval'), 5000),
     monitoringRetentionMs: duration('SVC_MONITORING_RETENTION', pick('SVC_MONITORING_RETENTION', 'monitoringRetention'), 24 * 3600_000),
-    queuesEnabled: (pick('SVC_QUEUE_ENABLED', 'queuesEnabled') ?? 'true') !== 'false',
-    forkServer: (pick('SVC_FORK_SERVER', 'forkServer') ?? 'true') !== 'false',
+    queuesEnabled: bool('SVC_QUEUE_ENABLED', env.SVC_QUEUE_ENABLED ?? file.queuesEnabled, true),
+    forkServer: bool('SVC_FORK_SERVER', env.SVC_FORK_SERVER ?? file.forkServer, true),
     queues, remoteNodes, ...(tz ? { tz } : {}), ...auth, systemEnv, version: SVC_VERSION,
     auth: loadAuthConfig(env, file, fail), auditEnabled: loadAuditEnabled(env, file, fail),
   });
@@ -141,13 +142,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
 function nested(file: FileConfig, ...path: string[]): string | undefined {
   let v: unknown = file;
   for (const k of path) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[k] : undefined;
-  return str(v);
+  return text(v);
 }
 
 function staticAuth(env: NodeJS.ProcessEnv, file: FileConfig): Pick<Config, 'authToken' | 'authBasic'> {
-  const token = str(env.SVC_AUTH_TOKEN) ?? nested(file, 'auth', 'token', 'value');
-  const username = str(env.SVC_AUTH_BASIC_USERNAME) ?? nested(file, 'auth', 'basic', 'username');
-  const password = str(env.SVC_AUTH_BASIC_PASSWORD) ?? nested(file, 'auth', 'basic', 'password');
+  const token = text(env.SVC_AUTH_TOKEN) ?? nested(file, 'auth', 'token', 'value');
+  const username = text(env.SVC_AUTH_BASIC_USERNAME) ?? nested(file, 'auth', 'basic', 'username');
+  const password = text(env.SVC_AUTH_BASIC_PASSWORD) ?? nested(file, 'auth', 'basic', 'password');
   if ((username === undefined) !== (password === undefined)) throw new ConfigError('basic auth needs both SVC_AUTH_BASIC_USERNAME and SVC_AUTH_BASIC_PASSWORD');
   return { ...(token ? { authToken: token } : {}), ...(username && password ? { authBasic: { username, password } } : {}) };
 }
