@@ -6,7 +6,7 @@ import { BadRequestError, DomainError } from '../core/errors.js';
 import { MAX_PASSWORD_LENGTH, MAX_USERNAME_LENGTH } from '../core/auth/roles.js';
 import type { StoredUser, UserStore } from '../core/ports/auth-stores.js';
 import type { Auditor } from './audit.js';
-import { burnVerification, verifyPassword } from './passwords.js';
+import { verifyPassword } from './passwords.js';
 import type { LoginThrottle } from './throttle.js';
 import type { TokenIssuer } from './tokens.js';
 
@@ -41,7 +41,7 @@ export class LoginService {
 
   private async verify(username: string, password: string, source: string | undefined): Promise<LoginResult> {
     const user = await this.users.findByUsername(username);
-    const ok = user ? await verifyPassword(password, user.passwordHash) : await burnVerification(password);
+    const ok = await verifyPassword(password, user?.passwordHash ?? '');
     if (!ok || !user || user.isDisabled) {
       const reason = !user ? 'unknown user' : !ok ? 'wrong password' : 'disabled';
       const lock = reason === 'disabled' ? 0 : this.throttle.fail(username);

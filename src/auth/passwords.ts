@@ -32,21 +32,22 @@ function parse(stored: string): { params: ScryptParams; salt: Buffer; key: Buffe
   return { params: { N, r, p }, salt: Buffer.from(parts[4] as string, 'base64url'), key: Buffer.from(parts[5] as string, 'base64url') };
 }
 
-/** Whether `password` matches `stored`; false for an empty or malformed hash (no local password). */
+let dummy: Promise<string> | undefined;
+
+/**
+ * Whether `password` matches `stored`. An empty or malformed hash (a user without a local password,
+ * or no user at all: pass '') is false after the same work as a real verification, so response times
+ * do not reveal which usernames exist or which accounts have a password.
+ */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const h = parse(stored);
-  if (!h || h.key.length === 0) return false;
-  const key = await derive(password, h.salt, h.params);
-  return key.length === h.key.length && timingSafeEqual(key, h.key);
+  if (h && h.key.length > 0) return matches(password, h);
+  dummy ??= hashPassword(randomBytes(12).toString('hex'));
+  await matches(password, parse(await dummy)!);
+  return false;
 }
 
-let dummy: Promise<string> | undefined;
-/**
- * Spends the time of a verification for a user that does not exist, so response times do not reveal
- * which usernames exist.
- */
-export async function burnVerification(password: string): Promise<false> {
-  dummy ??= hashPassword(randomBytes(12).toString('hex'));
-  await verifyPassword(password, await dummy);
-  return false;
+async function matches(password: string, h: NonNullable<ReturnType<typeof parse>>): Promise<boolean> {
+  const key = await derive(password, h.salt, h.params);
+  return key.length === h.key.length && timingSafeEqual(key, h.key);
 }
