@@ -20,9 +20,9 @@ export interface CliContext {
   io: CliIO;
 }
 
-export function cliContext(io: CliIO, onChange?: (run: DagRunResource) => void): CliContext {
+export function cliContext(io: CliIO, onState?: (run: DagRunResource) => void): CliContext {
   const config = loadConfig();
-  const deps = embeddedDeps(config, consoleLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, io.err), onChange);
+  const deps = embeddedDeps(config, consoleLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, io.err), onState ? { onState } : {});
   return { config, deps, runs: new RunService(deps), io };
 }
 

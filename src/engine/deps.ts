@@ -27,6 +27,11 @@ export interface EngineDeps {
   stopPollMs?: number;
   /** This process, and how to tell whether another driver process still lives (crash takeover). */
   self: { pid: number; host: string; instance: string; isAlive(pid: number): boolean };
-  /** Called after every saved change of a run (CLI progress, API caches, metrics). */
+  /** Called after every saved change of a run (API caches, watchers, metrics). */
   onChange?: (run: DagRunResource) => void;
+  /**
+   * Called with every state a driver reaches, before it is saved (status is written behind, and a
+   * state replaced before its turn is never saved): the foreground progress display.
+   */
+  onState?: (run: DagRunResource) => void;
 }

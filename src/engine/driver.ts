@@ -58,7 +58,7 @@ export class RunDriver {
         const lines = runLogLines(run.status.run, d.state);
         run = { ...run, status: { ...run.status, run: d.state, driver } };
         writer.put(run.status);
-        this.deps.onChange?.(run);
+        this.deps.onState?.(run);
         const attemptId = run.status.attemptId;
         if (lines.length > 0) runLog = runLog.then(() => this.deps.artifacts.appendRunLog(key, attemptId, lines.join('\n'))).catch(() => undefined);
       }
@@ -96,9 +96,7 @@ export class RunDriver {
     const state: RunState = { ...run.status.run, status: RunStatus.Failed, stage: 'done', error, startedAt: run.status.run.startedAt || now, finishedAt: now };
     this.deps.log.error('Failed to start dag-run', { dag: run.spec.dagName, dagRunId: run.spec.dagRunId, error });
     writer.put({ ...run.status, run: state, driver });
-    const saved = await writer.flush();
-    this.deps.onChange?.(saved);
-    return saved;
+    return writer.flush();
   }
 
   /** Re-attaches to whatever the previous driver left running. */

@@ -4,7 +4,7 @@ import { execKey, stepOf } from '../core/run/state.js';
 import { findNode } from '../core/run/context.js';
 import { runStatusLabel } from '../core/run/status.js';
 import { outputMatches } from '../core/run/policy.js';
-import { INTERRUPTED, type RunningExec } from '../core/ports/executor.js';
+import { INTERRUPTED, type RunningExec, type StepExecutor } from '../core/ports/executor.js';
 import type { DagRunResource } from '../core/resources.js';
 import type { NodeState } from '../core/run/state.js';
 import type { StepDefinition } from '../core/spec/types.js';
@@ -54,7 +54,7 @@ export class EffectApplier {
 
   /**
    * Whether these effects need the state that asked for them saved first. Not for signals, checks
-   * that are safe to repeat, or executions whose executor records their start (StepExecutor.recordsStart).
+   * that are safe to repeat, or executions whose executor records their start (StepExecutor.started).
    */
   needsDurableState(effects: Effect[]): boolean {
     return effects.some((e) => {
@@ -62,7 +62,7 @@ export class EffectApplier {
       if (e.kind !== 'exec') return true;
       const node = findNode(this.run.status.run, e.exec.node);
       const step = node && stepOf(this.run.spec.definition, node);
-      return !step || !!step.call || !this.deps.executors[step.type]?.recordsStart;
+      return !step || !!step.call || !this.deps.executors[step.type]?.started;
     });
   }
 
@@ -111,7 +111,11 @@ export class EffectApplier {
     if (!node || !step) throw new Error(`unknown step ${exec.node}`);
     const extra = node.handler === 'wait' ? [waitingStepsEnv(this.run)] : node.handler ? [{ name: 'DAG_RUN_STATUS', value: this.run.status.run.outcome === undefined ? '' : runStatusLabel(this.run.status.run.outcome) }] : [];
     const built = await buildRequest({ deps: this.deps, run: this.run, ctx: this.ctx }, { node, step, exec }, extra);
-    if (!adopting && step.preconditions.length > 0) {
+    const executor = step.call ? undefined : this.executorFor(step);
+    // Executors that record their starts know whether this one began (after a crash the saved status may
+    // lag either way); for the others, an execution being adopted is one that began.
+    const began = executor?.started ? executor.started(built.req) : adopting;
+    if (!began && step.preconditions.length > 0) {
       const pre = await checkPreconditions(step.preconditions, this.condEnv(built));
       if (!pre.met) return { exitCode: 0, skipped: true, error: pre.error ?? 'preconditions not met' };
     }
@@ -119,7 +123,7 @@ export class EffectApplier {
       const env = { deps: this.deps, parent: this.run, ctx: this.ctx, push: this.push, drive: this.drive, setLive: (r: RunningExec) => this.attachLive(exec, r) };
       return runSubDag(env, { node, step, exec, built });
     }
-    const running = await this.startExecutor(step, built, adopting);
+    const running = began ? await executor!.adopt?.(built.req) : executor!.start(built.req);
     if (!running) return { exitCode: 1, error: INTERRUPTED };
     this.attachLive(exec, running);
     const result = await running.result;
@@ -133,13 +137,10 @@ export class EffectApplier {
     if (pending) running.signal(pending);
   }
 
-  private async startExecutor(step: StepDefinition, built: BuiltRequest, adopting: boolean): Promise<RunningExec | undefined> {
+  private executorFor(step: StepDefinition): StepExecutor {
     const executor = this.deps.executors[step.type];
     if (!executor) throw new Error(`step type "${step.type}" is not supported by this backend`);
-    // An executor that records each start before its command runs adopts on start() when the records
-    // exist and otherwise knows the command never ran: resuming then starts it instead of calling it interrupted.
-    if (!adopting || executor.recordsStart) return executor.start(built.req);
-    return executor.adopt ? executor.adopt(built.req) : undefined;
+    return executor;
   }
 
   /** continueOn.output scans the stdout log; repeatPolicy's condition is evaluated after each run. */

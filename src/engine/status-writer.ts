@@ -21,7 +21,9 @@ export class StatusWriter {
 
   constructor(private readonly deps: EngineDeps, private saved: DagRunResource) {}
 
+  /** Throws at once when an earlier write failed (a deleted run, a full disk): the driver stops there. */
   put(status: DagRunStatus): void {
+    if (this.failure !== undefined) throw this.failure;
     this.pending = status;
     this.writing ??= this.drain();
   }
@@ -39,6 +41,7 @@ export class StatusWriter {
         const status = this.pending;
         this.pending = undefined;
         this.saved = await this.save(status);
+        this.deps.onChange?.(this.saved);
       }
     } catch (e) {
       this.failure = e;

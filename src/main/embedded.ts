@@ -15,16 +15,15 @@ import { hitlExecutor } from '../runtime/hitl.js';
 import { LocalRunControls } from '../adapters/store/local/controls.js';
 import { ShellCommandRunner } from '../runtime/commands/shell-runner.js';
 import { BuiltinSecretProvider } from '../runtime/secrets/providers.js';
-import type { DagRunResource } from '../core/resources.js';
 
 /** Time-ordered ids: 12 hex digits of milliseconds, then 16 random hex digits (sortable like UUIDv7). */
 export const timeIds = (now: () => number): IdGen => ({
   next: () => `${now().toString(16).padStart(12, '0')}${randomBytes(8).toString('hex')}`,
 });
 
-export function embeddedDeps(config: Config, log: EngineLogger, onChange?: (run: DagRunResource) => void): EngineDeps {
+export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<EngineDeps, 'onChange' | 'onState'> = {}): EngineDeps {
   const store = new LocalRunStore({ dataDir: config.dataDir });
-  const shell = new ProcessExecutor(config.forkServer ? { forkServer: new ForkServer() } : {});
+  const shell = new ProcessExecutor(config.forkServer ? { forkServer: new ForkServer({ path: config.systemEnv.PATH }) } : {});
   const clock = { now: () => Date.now() };
   return {
     store, artifacts: new FsArtifactStore(store), executors: { shell, hitl: hitlExecutor, container: undefined },
@@ -32,7 +31,7 @@ export function embeddedDeps(config: Config, log: EngineLogger, onChange?: (run:
     commands: new ShellCommandRunner(), secrets: new BuiltinSecretProvider(), dags: new FsDagSource(config.dagsDir),
     clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, defaultShell: config.defaultShell,
     self: { pid: process.pid, host: hostname(), instance: randomUUID(), isAlive: isProcessAlive },
-    ...(onChange ? { onChange } : {}),
+    ...hooks,
   };
 }
 

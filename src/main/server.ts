@@ -26,7 +26,7 @@ export interface RunningServer {
 
 export async function startServer(config: Readonly<Config>, log: EngineLogger): Promise<RunningServer> {
   const events = new RunEvents();
-  const engine = embeddedDeps(config, log, (run) => events.emit(run));
+  const engine = embeddedDeps(config, log, { onChange: (run) => events.emit(run) });
   const base: ServerBase = { config, log, engine, runs: new RunService(engine), events, startedAt: Date.now() };
   const auth = await wireAuth(base);
   const dags = await wireDags(base);

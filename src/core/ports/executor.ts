@@ -51,13 +51,13 @@ export interface RunningExec {
 
 /** Runs one execution of a step of a given type. Each step type has one (runtime/). */
 export interface StepExecutor {
-  /**
-   * True when every execution is recorded (ExecFiles.pidFile) before its command runs, and start() of
-   * an execution whose records exist re-attaches to it instead of running it again. The driver may
-   * then start it before the state that asked for it is saved (a crash in between cannot run it twice).
-   */
-  readonly recordsStart?: boolean;
   start(req: ExecRequest): RunningExec;
+  /**
+   * For executors that record every execution (ExecFiles.pidFile) before its command runs: whether this
+   * one has begun. The engine then adopts it instead of starting it, whatever the saved status says, and
+   * may start executions before the state that asked for them is saved (a crash cannot run one twice).
+   */
+  started?(req: ExecRequest): boolean;
   /**
    * Re-attaches to an execution started by a previous process (after a crash). Returns undefined
    * when nothing of it is left to adopt (the caller then treats it as interrupted).

@@ -23,6 +23,18 @@ describe('adoptProcess', () => {
     await expect(adopted!.result).resolves.toMatchObject({ exitCode: 5 });
   });
 
+  test('a live process wins over an exit record left by an earlier command of the same step', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-adopt-'));
+    writeFileSync(join(dir, 'x.exit'), '0\n');
+    const child = spawn('/bin/sh', ['-c', `sleep 0.3; echo 7 > ${join(dir, 'x.exit')}`], { detached: true, stdio: 'ignore' });
+    await new Promise((r) => child.once('spawn', r));
+    writeFileSync(join(dir, 'x.pid'), JSON.stringify({ pid: child.pid, startTicks: processStartTicks(child.pid!) }));
+    const adopted = await adoptProcess(request(dir));
+    child.unref();
+    await new Promise((r) => child.once('exit', r));
+    await expect(adopted!.result).resolves.toMatchObject({ exitCode: 7 });
+  });
+
   test('a reused pid (another process start time) is not adopted', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-adopt-'));
     writeFileSync(join(dir, 'x.pid'), JSON.stringify({ pid: process.pid, startTicks: '1' }));

@@ -27,9 +27,11 @@ const alive = (rec: PidRecord): boolean =>
 
 export async function adoptProcess(req: ExecRequest): Promise<RunningExec | undefined> {
   const rec = await readPid(req.files.pidFile);
-  const recorded = await readExitFile(req.files.exitFile);
-  if (recorded !== undefined) return { result: Promise.resolve(fromCode(recorded)), signal: () => undefined };
-  if (rec === undefined || !alive(rec)) return undefined;
+  // A live process first: the exit record may be an earlier command's of a multi-command step.
+  if (rec === undefined || !alive(rec)) {
+    const recorded = await readExitFile(req.files.exitFile);
+    return recorded === undefined ? undefined : { result: Promise.resolve(fromCode(recorded)), signal: () => undefined };
+  }
   const pid = rec.pid;
   let stopped: string | undefined;
   const result = new Promise<ExecResult>((resolve) => {

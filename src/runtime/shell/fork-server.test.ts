@@ -12,7 +12,19 @@ if (!hasPerl && process.env.CI === 'true') throw new Error('perl is required und
 if (!hasPerl) console.warn('!!! SKIPPING fork server tests: no perl on this machine');
 const maybe = hasPerl ? describe : describe.skip;
 
-interface Outcome { pid?: number; code?: number; signal?: number; failed?: string; lost?: boolean }
+/** Until the pid record names the running process (the Node path first writes a placeholder pid 0). */
+async function runningPid(pidFile: string): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      const pid = (JSON.parse(readFileSync(pidFile, 'utf8')) as { pid: number }).pid;
+      if (pid > 0) return pid;
+    } catch { /* not written yet */ }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`no pid record in ${pidFile}`);
+}
+
+interface Outcome { pid?: number; code?: number; signal?: number; failed?: string; lost?: boolean; mayHaveStarted?: boolean }
 
 function run(server: ForkServer, req: ForkRequest, onSpawn?: (pid: number) => void): Promise<Outcome> {
   return new Promise((resolve) => {
@@ -21,7 +33,7 @@ function run(server: ForkServer, req: ForkRequest, onSpawn?: (pid: number) => vo
       spawned: (p) => { pid = p; onSpawn?.(p); },
       exited: (code, signal) => resolve({ pid, code, signal }),
       failed: (failed) => resolve({ failed }),
-      lost: () => resolve({ pid, lost: true }),
+      lost: (mayHaveStarted) => resolve({ pid, lost: true, mayHaveStarted }),
     });
   });
 }
@@ -83,9 +95,9 @@ maybe('ForkServer', () => {
 
   test('without perl the server is unavailable and in-flight requests are handed back, not started', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-fork-'));
-    const none = new ForkServer('/nonexistent/perl');
+    const none = new ForkServer({ perl: '/nonexistent/perl' });
     expect(none.available()).toBe(true);
-    expect(await run(none, forkRequest(dir, ['/bin/true']))).toEqual({ pid: undefined, lost: true });
+    expect(await run(none, forkRequest(dir, ['/bin/true']))).toEqual({ pid: undefined, lost: true, mayHaveStarted: false });
     expect(none.available()).toBe(false);
     expect(existsSync(join(dir, 'x.pid'))).toBe(false);
   });
@@ -96,7 +108,7 @@ maybe('ProcessExecutor when the fork server dies', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
     const server = new ForkServer();
     const running = new ProcessExecutor({ forkServer: server }).start(execRequest(dir, 'sleep 0.5; echo late; exit 6'));
-    await new Promise((r) => setTimeout(r, 200));
+    await runningPid(join(dir, 'step.pid'));
     (server as unknown as { child: { kill(s: string): void } }).child.kill('SIGKILL');
     await expect(running.result).resolves.toMatchObject({ exitCode: 6, output: 'late' });
     expect(server.available()).toBe(true);
@@ -117,7 +129,7 @@ function execRequest(dir: string, command: string, over: Partial<ExecRequest> = 
 const modes: [string, () => ProcessExecutor][] = [
   ['node spawn', () => new ProcessExecutor()],
   ...(hasPerl ? [['fork server', () => new ProcessExecutor({ forkServer: new ForkServer() })] as [string, () => ProcessExecutor]] : []),
-  ['fork server without perl (fallback)', () => new ProcessExecutor({ forkServer: new ForkServer('/nonexistent/perl') })],
+  ['fork server without perl (fallback)', () => new ProcessExecutor({ forkServer: new ForkServer({ perl: '/nonexistent/perl' }) })],
 ];
 
 describe.each(modes)('ProcessExecutor (%s)', (_mode, make) => {
@@ -134,7 +146,7 @@ describe.each(modes)('ProcessExecutor (%s)', (_mode, make) => {
   test('a stop signal reaches the whole process group', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
     const running = executor.start(execRequest(dir, 'sleep 30 & sleep 30; wait'));
-    await new Promise((r) => setTimeout(r, 300));
+    await runningPid(join(dir, 'step.pid'));
     running.signal('SIGTERM');
     await expect(running.result).resolves.toMatchObject({ signal: 'SIGTERM' });
   });
@@ -154,10 +166,13 @@ describe.each(modes)('ProcessExecutor (%s)', (_mode, make) => {
   test('an execution whose records exist is adopted, never run a second time', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
     const req = execRequest(dir, 'echo ran >> count.txt; sleep 0.4; exit 5', { capture: false });
+    expect(executor.started(req)).toBe(false);
     const first = executor.start(req);
-    await new Promise((r) => setTimeout(r, 150));
-    // A restarted engine whose saved status lags behind starts the same execution again: it adopts it.
-    await expect(executor.start(req).result).resolves.toMatchObject({ exitCode: 5 });
+    await runningPid(join(dir, 'step.pid'));
+    // A restarted engine whose saved status lags behind sees it has begun, and adopts it.
+    expect(executor.started(req)).toBe(true);
+    const again = await executor.adopt(req);
+    await expect(again!.result).resolves.toMatchObject({ exitCode: 5 });
     await expect(first.result).resolves.toMatchObject({ exitCode: 5 });
     expect(readFileSync(join(dir, 'count.txt'), 'utf8')).toBe('ran\n');
   });

@@ -23,8 +23,11 @@ export interface ForkHandlers {
   exited(code: number, signal: number): void;
   /** Not started: the server could not fork. */
   failed(message: string): void;
-  /** The server died while this request was in flight: the outcome must be found another way. */
-  lost(): void;
+  /**
+   * The server died while this request was in flight: the outcome must be found another way. When
+   * the server had never come up, the command was certainly not started.
+   */
+  lost(mayHaveStarted: boolean): void;
 }
 
 /** Restarts after a crash of a server that had worked; one that never became ready is not retried. */
@@ -39,7 +42,8 @@ export class ForkServer {
   private buf = '';
   private readonly inflight = new Map<string, ForkHandlers>();
 
-  constructor(private readonly perl = 'perl') {}
+  /** `perl`: the interpreter (looked up on `path`, the engine's PATH). */
+  constructor(private readonly opts: { perl?: string; path?: string } = {}) {}
 
   available(): boolean {
     return !this.down;
@@ -60,8 +64,8 @@ export class ForkServer {
   }
 
   private launch(): ChildProcess {
-    const child = spawn(this.perl, ['-e', FORK_SERVER_SCRIPT], {
-      stdio: ['pipe', 'pipe', 'inherit'], cwd: '/', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    const child = spawn(this.opts.perl ?? 'perl', ['-e', FORK_SERVER_SCRIPT], {
+      stdio: ['pipe', 'pipe', 'inherit'], cwd: '/', env: { PATH: this.opts.path ?? '/usr/bin:/bin' },
     });
     this.child = child;
     this.ready = false;
@@ -101,10 +105,11 @@ export class ForkServer {
     if (this.child !== child && this.child !== undefined) return;
     this.child = undefined;
     this.buf = '';
-    if (!this.ready || ++this.restarts > MAX_RESTARTS) this.down = true;
+    const wasReady = this.ready;
+    if (!wasReady || ++this.restarts > MAX_RESTARTS) this.down = true;
     const lost = [...this.inflight.values()];
     this.inflight.clear();
-    for (const h of lost) h.lost();
+    for (const h of lost) h.lost(wasReady);
   }
 
   /** While requests are in flight the helper's output keeps the process alive; idle, it does not. */

@@ -10,7 +10,7 @@ export interface ForkedHooks {
   started(pid: number): () => void;
   /** A message of the engine itself into the step's stderr log. */
   note(text: string): void;
-  /** The server never started (no perl): run the command another way. */
+  /** The server never came up (no perl): run the command another way. */
   fallback(): Promise<Exit>;
   /** The server died after it may have started the command: find the outcome from the records. */
   adopt(): Promise<RunningExec | undefined>;
@@ -30,9 +30,8 @@ export function runForked(server: ForkServer, req: ForkRequest, hooks: ForkedHoo
         hooks.note(`cannot start the step: ${message}\n`);
         resolve({ code: 127 });
       },
-      lost: () => {
-        if (pid === 0 && !server.available()) { void hooks.fallback().then(resolve); return; }
-        void recover(hooks, ended).then(resolve);
+      lost: (mayHaveStarted) => {
+        void (mayHaveStarted || pid > 0 ? recover(hooks, ended) : hooks.fallback()).then(resolve);
       },
     });
   });

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { existsSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { INTERRUPTED, type ExecRequest, type RunningExec, type StepExecutor } from '../../core/ports/executor.js';
+import type { ExecRequest, RunningExec, StepExecutor } from '../../core/ports/executor.js';
 import type { ExecResult } from '../../core/run/state.js';
 import { commandArgvs } from './argv.js';
 import { adoptProcess } from './adopt.js';
@@ -50,29 +50,23 @@ export interface ProcessExecutorOptions {
 }
 
 export class ProcessExecutor implements StepExecutor {
-  readonly recordsStart = true;
-
   constructor(private readonly opts: ProcessExecutorOptions = {}) {}
 
+  /** The pid record is written before the command runs (by the child itself under the fork server). */
+  started(req: ExecRequest): boolean {
+    return existsSync(req.files.pidFile) || existsSync(req.files.exitFile);
+  }
+
+  adopt(req: ExecRequest): Promise<RunningExec | undefined> {
+    return adoptProcess(req);
+  }
+
   start(req: ExecRequest): RunningExec {
-    if (existsSync(req.files.pidFile) || existsSync(req.files.exitFile)) return readopt(req);
     const state: Live = { pid: 0, stopped: undefined, timedOut: false };
     const result = runAll(req, state, this.opts.forkServer);
     return { result, signal: (sig) => sendSignal(state, sig) };
   }
 
-}
-
-/** An execution a previous engine process already started (its status was not saved yet when it died). */
-function readopt(req: ExecRequest): RunningExec {
-  let adopted: RunningExec | undefined;
-  let stopped: string | undefined;
-  const result = adoptProcess(req).then((r) => {
-    adopted = r;
-    if (r && stopped) r.signal(stopped);
-    return r ? r.result : { exitCode: 1, error: INTERRUPTED };
-  });
-  return { result, signal: (sig) => { stopped = sig; adopted?.signal(sig); } };
 }
 
 interface Live {
@@ -157,7 +151,7 @@ function runSpawned(req: ExecRequest, full: string[], ctx: RunCtx): Promise<Exit
     const [file, ...rest] = full;
     let child: ChildProcess;
     try {
-      // Recorded before it runs (see StepExecutor.recordsStart); the pid follows once it is known.
+      // Recorded before it runs (see StepExecutor.started); the pid follows once it is known.
       writeFileSync(req.files.pidFile, '{"pid":0}');
       child = spawn(file!, rest, { cwd: req.workingDir, env: req.env, detached: true, stdio: ctx.outputs.stdio() });
     } catch (e) {

@@ -1,0 +1,63 @@
+import type { DagRunResource, DagRunStatus } from '../core/resources.js';
+import { ConflictError } from '../core/errors.js';
+import type { EngineDeps } from './deps.js';
+import { StatusWriter } from './status-writer.js';
+
+/** A store of one run: compare-and-swap on its version, each write released by the test. */
+class OneRunStore {
+  run: DagRunResource;
+  writes: DagRunStatus[] = [];
+  gates: (() => void)[] = [];
+  fail: Error | undefined;
+
+  constructor(status: DagRunStatus) {
+    this.run = { metadata: { resourceVersion: '1' }, spec: { dagName: 'd', dagRunId: 'r' }, status } as unknown as DagRunResource;
+  }
+
+  async get(): Promise<DagRunResource> { return this.run; }
+
+  async updateStatus(_k: unknown, rv: string, status: DagRunStatus): Promise<DagRunResource> {
+    await new Promise<void>((r) => this.gates.push(r));
+    if (this.fail) throw this.fail;
+    if (rv !== this.run.metadata.resourceVersion) throw new ConflictError('moved');
+    this.writes.push(status);
+    this.run = { ...this.run, metadata: { resourceVersion: String(Number(rv) + 1) }, status } as DagRunResource;
+    return this.run;
+  }
+
+  release(): void { this.gates.splice(0).forEach((g) => g()); }
+}
+
+const st = (n: number): DagRunStatus => ({ n } as unknown as DagRunStatus);
+const tick = () => new Promise((r) => setImmediate(r));
+
+test('states are written in order, one at a time; a state replaced before its turn is skipped; onChange follows each save', async () => {
+  const store = new OneRunStore(st(0));
+  const changed: unknown[] = [];
+  const deps = { store, onChange: (r: DagRunResource) => changed.push(r.status) } as unknown as EngineDeps;
+  const w = new StatusWriter(deps, store.run);
+  w.put(st(1));
+  await tick();
+  w.put(st(2));
+  w.put(st(3));
+  expect(changed).toEqual([]);
+  for (let i = 0; i < 3; i++) { store.release(); await tick(); }
+  const saved = await w.flush();
+  expect(store.writes).toEqual([st(1), st(3)]);
+  expect(changed).toEqual([st(1), st(3)]);
+  expect(saved.status).toEqual(st(3));
+});
+
+test('a conflict re-reads the run and applies the same status; a failed write is thrown by flush and by the next put', async () => {
+  const store = new OneRunStore(st(0));
+  const w = new StatusWriter({ store } as unknown as EngineDeps, store.run);
+  store.run = { ...store.run, metadata: { resourceVersion: '5' } } as DagRunResource;
+  w.put(st(1));
+  for (let i = 0; i < 3; i++) { store.release(); await tick(); }
+  expect((await w.flush()).metadata.resourceVersion).toBe('6');
+  store.fail = new Error('disk full');
+  w.put(st(2));
+  store.release();
+  await expect(w.flush()).rejects.toThrow('disk full');
+  expect(() => w.put(st(3))).toThrow('disk full');
+});
