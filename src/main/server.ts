@@ -46,11 +46,18 @@ export async function startServer(config: Readonly<Config>, log: EngineLogger): 
     app,
     async close() {
       for (const a of [...areas].reverse()) await a.stop?.();
-      await new Promise<void>((res) => server.close(() => res()));
-      server.closeAllConnections?.();
+      // No new connections; idle ones now; requests still in flight (start-sync waits up to a day) after a grace.
+      const closed = new Promise<void>((res) => server.close(() => res()));
+      server.closeIdleConnections();
+      const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+      await closed;
+      clearTimeout(grace);
     },
   };
 }
+
+/** How long a stopping server lets requests in flight finish. */
+const SHUTDOWN_GRACE_MS = 3000;
 
 function listen(app: ReturnType<typeof createApp>, host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
