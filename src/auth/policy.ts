@@ -116,9 +116,4 @@ export class Policy {
     const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
     return this.compiled.find((c) => c.rule.method === m && c.re.test(path))?.rule ?? UNLISTED;
   }
-
-  /** Whether a route (method + express pattern) has a row of its own. */
-  has(method: string, path: string): boolean {
-    return this.compiled.some((c) => c.rule.method === method.toUpperCase() && c.rule.path === path);
-  }
 }

@@ -45,4 +45,3 @@ export class TokenIssuer {
 }
 
 /** Whether a bearer credential has the shape of a JWT (three base64url parts). */
-export const looksLikeJwt = (t: string): boolean => /^[\w-]+\.[\w-]+\.[\w-]*$/.test(t);

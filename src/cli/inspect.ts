@@ -4,6 +4,7 @@ import { runDetail } from '../engine/presenter.js';
 import type { outputsBody } from '../engine/finish.js';
 import { flag, type Args } from './args.js';
 import { dagNameOf, type CliContext } from './context.js';
+import { runKeyOf } from '../core/ports/run-store.js';
 
 export async function statusCommand(ctx: CliContext, args: Args): Promise<number> {
   const dagName = await dagNameOf(ctx, args.positional[0]);
@@ -24,7 +25,7 @@ const EMPTY = { metadata: { dagName: '', dagRunId: '', attemptId: '', status: ''
 export async function outputsCommand(ctx: CliContext, args: Args): Promise<number> {
   const dagName = await dagNameOf(ctx, args.positional[0]);
   const run = await ctx.runs.get({ dagName, dagRunId: flag(args, 'run-id') ?? 'latest' });
-  const key = { dagName: run.spec.dagName, dagRunId: run.spec.dagRunId };
+  const key = runKeyOf(run);
   const body = await ctx.deps.artifacts.readOutputs(key, run.status.attemptId);
   const hasOutputs = body && Object.keys((body as ReturnType<typeof outputsBody>).outputs).length > 0;
   ctx.io.out(`${JSON.stringify(hasOutputs ? body : EMPTY, null, 2)}\n`);

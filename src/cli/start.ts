@@ -4,6 +4,7 @@ import { isRunSuccess, runStatusLabel } from '../core/run/status.js';
 import { loadDagFile } from '../main/embedded.js';
 import { flag, UsageError, type Args } from './args.js';
 import type { CliContext } from './context.js';
+import { runKeyOf } from '../core/ports/run-store.js';
 
 export async function startCommand(ctx: CliContext, args: Args): Promise<number> {
   const file = args.positional[0];
@@ -19,7 +20,7 @@ export async function startCommand(ctx: CliContext, args: Args): Promise<number>
     ...(params !== undefined ? { params } : {}), ...(runId ? { dagRunId: runId } : {}),
     defaultWorkingDir: dirname(resolve(file)),
   });
-  const key = { dagName: run.spec.dagName, dagRunId: run.spec.dagRunId };
+  const key = runKeyOf(run);
   ctx.io.out(`dag-run ${key.dagRunId} of ${key.dagName} started\n`);
   let interrupts = 0;
   const onSignal = () => {

@@ -6,8 +6,7 @@
  * interrupted) and finishes the rest: a run is never left running forever.
  */
 import { decide } from '../core/run/decide.js';
-import type { ExecRef, Observation, RunState } from '../core/run/state.js';
-import { execKey } from '../core/run/state.js';
+import type { Observation, RunState } from '../core/run/state.js';
 import { liveExecs, isResolving } from '../core/run/context.js';
 import { RunStatus, isRunTerminal } from '../core/run/status.js';
 import type { RunKey } from '../core/ports/run-store.js';
@@ -38,7 +37,7 @@ export class RunDriver {
     }
     const loop = new Loop();
     const applier = new EffectApplier(this.deps, run, ctx, (o) => loop.push(o), (k) => this.drive(k));
-    const resumed = run.status.run.status !== 0 && run.status.run.status !== 5;
+    const resumed = run.status.run.status !== RunStatus.NotStarted && run.status.run.status !== RunStatus.Queued;
     if (resumed) await this.resume(run, applier);
     let stopSeen = false;
     let claimed = false;
@@ -144,5 +143,3 @@ class Loop {
   }
 }
 
-export type { ExecRef };
-export { execKey };

@@ -7,12 +7,11 @@ import { expandVars } from '../core/vars/expand.js';
 import type { EngineDeps } from './deps.js';
 import { resolvePath, type RunContext } from './run-context.js';
 import { shellFor } from './shell.js';
-
-export const runKey = (run: DagRunResource) => ({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
+import { runKeyOf } from '../core/ports/run-store.js';
 
 export function execFiles(deps: EngineDeps, run: DagRunResource, step: StepDefinition, exec: ExecRef) {
   const merged = (step.logOutput ?? run.spec.definition.logOutput) === 'merged';
-  return deps.artifacts.execPaths(runKey(run), run.status.attemptId, exec.node, exec.attempt, exec.item, merged);
+  return deps.artifacts.execPaths(runKeyOf(run), run.status.attemptId, exec.node, exec.attempt, exec.item, merged);
 }
 
 export interface BuiltRequest {

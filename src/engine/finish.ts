@@ -4,8 +4,8 @@ import type { EnvEntry } from '../core/spec/types.js';
 import { NodeStatus, outputsStatusLabel, runStatusLabel } from '../core/run/status.js';
 import { maskSecrets } from '../core/vars/mask.js';
 import type { EngineDeps } from './deps.js';
-import { runKey } from './exec-request.js';
 import type { RunContext } from './run-context.js';
+import { runKeyOf } from '../core/ports/run-store.js';
 
 export interface OutputsBody {
   metadata: { dagName: string; dagRunId: string; attemptId: string; status: string; completedAt: string; params: string };
@@ -25,7 +25,7 @@ export function outputsBody(run: DagRunResource, paramsJson: string, secrets: st
 }
 
 export async function finishRun(deps: EngineDeps, run: DagRunResource, ctx: RunContext): Promise<void> {
-  const key = runKey(run);
+  const key = runKeyOf(run);
   await deps.artifacts.writeOutputs(key, run.status.attemptId, outputsBody(run, ctx.params.json, ctx.secretValues));
   deps.log.info('Finished dag-run', { dag: key.dagName, dagRunId: key.dagRunId, status: runStatusLabel(run.status.run.status) });
 }

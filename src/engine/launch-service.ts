@@ -16,6 +16,7 @@ import { dagNameProblem } from '../core/spec/names.js';
 import type { EngineDeps } from './deps.js';
 import type { Launched, LaunchOptions, RunLauncher } from './launcher.js';
 import type { RunService } from './run-service.js';
+import { runKeyOf } from '../core/ports/run-store.js';
 
 /** How a start is admitted: the public options plus the stricter rules of some endpoints. */
 export interface AdmitOptions extends LaunchOptions {
@@ -33,7 +34,6 @@ export interface RunCounts {
 /** A not-started run nobody claimed for this long was accepted by a process that died before driving it. */
 const UNCLAIMED_MS = 10_000;
 
-const keyOf = (run: DagRunResource): RunKey => ({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
 const keyText = (k: RunKey): string => `${k.dagName}/${k.dagRunId}`;
 const launched = (run: DagRunResource): Launched => ({ dagRunId: run.spec.dagRunId, dagName: run.spec.dagName });
 
@@ -107,11 +107,11 @@ export class LaunchService implements RunLauncher {
     const { clock } = this.deps;
     let n = 0;
     for (const run of await this.deps.store.list({ rootOnly: true })) {
-      if (this.isDriving(keyOf(run))) continue;
+      if (this.isDriving(runKeyOf(run))) continue;
       const d = run.status.driver;
       const dead = d ? this.runs.driverGone(run) : clock.now() - Date.parse(run.metadata.creationTimestamp) > UNCLAIMED_MS;
-      if (this.runs.isOrphaned(run)) this.drive(keyOf(run), 'resume');
-      else if (run.status.run.status === RunStatus.NotStarted && dead) this.drive(keyOf(run));
+      if (this.runs.isOrphaned(run)) this.drive(runKeyOf(run), 'resume');
+      else if (run.status.run.status === RunStatus.NotStarted && dead) this.drive(runKeyOf(run));
       else continue;
       n += 1;
     }
@@ -145,7 +145,7 @@ export class LaunchService implements RunLauncher {
       });
     });
     this.onCreated(run);
-    if (!queued) this.drive(keyOf(run));
+    if (!queued) this.drive(runKeyOf(run));
     return launched(run);
   }
 

@@ -3,6 +3,7 @@ import type { DagRunResource } from '../core/resources.js';
 import type { NodeState } from '../core/run/state.js';
 import { stepOf } from '../core/run/state.js';
 import { nodeStatusLabel, runStatusLabel, type NodeStatus } from '../core/run/status.js';
+import { HANDLER_STEP_NAMES } from '../core/spec/handlers.js';
 import type { EngineDeps } from './deps.js';
 import { execFiles } from './exec-request.js';
 
@@ -39,10 +40,9 @@ export function nodeRecord(deps: Pick<EngineDeps, 'artifacts'>, run: DagRunResou
   };
 }
 
-const HANDLER_FIELDS = { init: 'onInit', success: 'onSuccess', failure: 'onFailure', abort: 'onAbort', exit: 'onExit', wait: 'onWait' } as const;
 
 export function runDetail(deps: Pick<EngineDeps, 'artifacts'>, run: DagRunResource) {
   const handlers: Record<string, unknown> = {};
-  for (const h of run.status.run.handlers) if (h.handler) handlers[HANDLER_FIELDS[h.handler]] = nodeRecord(deps, run, h);
+  for (const h of run.status.run.handlers) if (h.handler) handlers[HANDLER_STEP_NAMES[h.handler]] = nodeRecord(deps, run, h);
   return { ...runSummary(run), nodes: run.status.run.nodes.map((n) => nodeRecord(deps, run, n)), ...handlers, error: run.status.run.error };
 }

@@ -15,6 +15,7 @@ import type { DagRunResource } from '../core/resources.js';
 import { RunStatus, isRunTerminal } from '../core/run/status.js';
 import type { EngineDeps } from './deps.js';
 import type { LaunchService } from './launch-service.js';
+import { runKeyOf } from '../core/ports/run-store.js';
 
 export interface QueueConfig {
   name: string;
@@ -74,7 +75,7 @@ export class QueueProcessor {
 
   /** Every saved or created run: keeps the index and re-plans when a slot may have opened. */
   observe(run: DagRunResource): void {
-    const k = keyText({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
+    const k = keyText(runKeyOf(run));
     const status = run.status.run.status;
     if (isRunTerminal(status)) {
       if (this.entries.delete(k)) this.wake();
@@ -112,10 +113,10 @@ export class QueueProcessor {
     const listedGen = this.gen++;
     const runs = (await this.deps.store.list()).filter((r) => !isRunTerminal(r.status.run.status));
     for (const r of runs) {
-      const k = keyText({ dagName: r.spec.dagName, dagRunId: r.spec.dagRunId });
+      const k = keyText(runKeyOf(r));
       const had = this.entries.get(k);
       // A run claimed here but not being driven (its driver failed before starting it) is queued again.
-      const claimedAndDriven = had && !had.queued && this.launcher.isDriving({ dagName: r.spec.dagName, dagRunId: r.spec.dagRunId });
+      const claimedAndDriven = had && !had.queued && this.launcher.isDriving(runKeyOf(r));
       const queued = r.status.run.status === RunStatus.Queued && !claimedAndDriven;
       this.entries.set(k, { ...this.place(r), queued, gen: this.gen });
     }
@@ -177,7 +178,7 @@ export class QueueProcessor {
 
   /** Which queue a run waits in, and that queue's concurrency. */
   private place(run: DagRunResource): Omit<Entry, 'queued' | 'gen'> {
-    const key = { dagName: run.spec.dagName, dagRunId: run.spec.dagRunId };
+    const key = runKeyOf(run);
     const q = run.spec.queue;
     const queuedAt = run.status.queuedAt || run.metadata.creationTimestamp;
     if (q) return { key, queue: q, limit: this.named.get(q) ?? 1, queuedAt };

@@ -2,7 +2,8 @@
  * Run management beyond start and stop (SPEC 4.5, 3.3): dequeue, retry (same id or as a new id),
  * reschedule, manual step status, and the approval decisions of hitl steps.
  */
-import { AlreadyExistsError, BadRequestError, ConflictError, DomainError, NotFoundError } from '../core/errors.js';
+import { AlreadyExistsError, BadRequestError, DomainError, NotFoundError } from '../core/errors.js';
+import { updateStatus } from './status-update.js';
 import type { LoadedDag } from '../core/ports/engine-ports.js';
 import type { RunKey } from '../core/ports/run-store.js';
 import type { ControlObservation } from '../core/ports/run-controls.js';
@@ -17,8 +18,7 @@ import { prepareRetry } from './retry.js';
 import { newRunResource } from './run-factory.js';
 import type { RunService } from './run-service.js';
 import type { RunWatcher } from './run-watcher.js';
-
-const keyOf = (run: DagRunResource): RunKey => ({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
+import { runKeyOf } from '../core/ports/run-store.js';
 
 export interface Decision {
   dagRunId: string;
@@ -40,22 +40,18 @@ export class RunControl {
 
   /** SPEC 3.3: a queued run leaves the queue; it ends aborted (reference). 404 when it is not queued. */
   async dequeue(key: RunKey): Promise<DagRunResource> {
-    for (let i = 0; ; i++) {
-      const run = await this.runs.get(key);
-      const d = run.status.driver;
-      const starting = d && d.host === this.deps.self.host && this.deps.self.isAlive(d.pid);
-      if (run.status.run.status !== RunStatus.Queued || starting) {
-        throw new NotFoundError(`dag-run ${run.spec.dagRunId} of DAG ${run.spec.dagName} is not in the queue`);
-      }
-      const now = new Date(this.deps.clock.now()).toISOString();
-      try {
-        return this.changed(await this.deps.store.updateStatus(keyOf(run), run.metadata.resourceVersion, {
-          ...run.status, run: { ...run.status.run, status: RunStatus.Aborted, stage: 'done', finishedAt: now, error: 'dequeued' },
-        }));
-      } catch (e) {
-        if (!(e instanceof ConflictError) || i >= 3) throw e;
-      }
-    }
+    return this.changed(await updateStatus(this.deps.store, await this.runs.get(key), {
+      build: (run) => {
+        const d = run.status.driver;
+        const starting = d && d.host === this.deps.self.host && this.deps.self.isAlive(d.pid);
+        if (run.status.run.status !== RunStatus.Queued || starting) {
+          throw new NotFoundError(`dag-run ${run.spec.dagRunId} of DAG ${run.spec.dagName} is not in the queue`);
+        }
+        const now = new Date(this.deps.clock.now()).toISOString();
+        return { ...run.status, run: { ...run.status.run, status: RunStatus.Aborted, stage: 'done', finishedAt: now, error: 'dequeued' } };
+      },
+      reread: (k) => this.runs.get(k), tries: 4,
+    }));
   }
 
   /**
@@ -69,7 +65,7 @@ export class RunControl {
     if (o.stepName !== undefined) this.nodeOf(run, o.stepName);
     let next: DagRunResource;
     if (!o.dagRunId || o.dagRunId === run.spec.dagRunId) {
-      next = await this.runs.retry(keyOf(run), o.stepName);
+      next = await this.runs.retry(runKeyOf(run), o.stepName);
     } else {
       const copy = newRunResource(this.deps, {
         definition: run.spec.definition, localDags: run.spec.localDags, sourceFile: run.spec.sourceFile, dagRunId: o.dagRunId,
@@ -85,7 +81,7 @@ export class RunControl {
       }
     }
     this.launcher.onCreated(next);
-    this.launcher.drive(keyOf(next));
+    this.launcher.drive(runKeyOf(next));
     return next;
   }
 
@@ -107,19 +103,17 @@ export class RunControl {
 
   /** SPEC 3.3 PATCH step status: on a finished run (the driver owns a live one); the run status is recomputed. */
   async patchStepStatus(key: RunKey, stepName: string, status: NodeStatus): Promise<DagRunResource> {
-    for (let i = 0; ; i++) {
-      const run = await this.runs.get(key);
-      this.nodeOf(run, stepName);
-      if (!isRunTerminal(run.status.run.status)) {
-        throw new BadRequestError(`dag-run ${run.spec.dagRunId} is ${run.status.run.status === RunStatus.Queued ? 'queued' : 'running'}: step status can be changed once it has finished`);
-      }
-      const d = decide(run.spec.definition, run.status.run, [{ type: 'patchStatus', node: stepName, status }], this.deps.clock.now());
-      try {
-        return this.changed(await this.deps.store.updateStatus(keyOf(run), run.metadata.resourceVersion, { ...run.status, run: d.state }));
-      } catch (e) {
-        if (!(e instanceof ConflictError) || i >= 3) throw e;
-      }
-    }
+    return this.changed(await updateStatus(this.deps.store, await this.runs.get(key), {
+      build: (run) => {
+        this.nodeOf(run, stepName);
+        if (!isRunTerminal(run.status.run.status)) {
+          throw new BadRequestError(`dag-run ${run.spec.dagRunId} is ${run.status.run.status === RunStatus.Queued ? 'queued' : 'running'}: step status can be changed once it has finished`);
+        }
+        const d = decide(run.spec.definition, run.status.run, [{ type: 'patchStatus', node: stepName, status }], this.deps.clock.now());
+        return { ...run.status, run: d.state };
+      },
+      reread: (k) => this.runs.get(k), tries: 4,
+    }));
   }
 
   /** SPEC 3.3 approve/reject of a waiting hitl step: recorded for the run's driver, which applies it. */
@@ -135,7 +129,7 @@ export class RunControl {
     }
     const problem = obs.type === 'approve' ? RunControl.checkInputs(step.config, obs.inputs) : undefined;
     if (problem) throw new BadRequestError(problem);
-    const k = keyOf(run);
+    const k = runKeyOf(run);
     await controls.push(k, obs);
     const moved = (r: DagRunResource) => (r.status.run.nodes.find((n) => n.name === stepName)?.status ?? NodeStatus.Waiting) !== NodeStatus.Waiting;
     const after = (await this.watcher.until(k, moved, APPLY_WAIT_MS)) ?? run;

@@ -12,6 +12,7 @@ import type { EngineDeps } from './deps.js';
 import type { OutputsBody } from './finish.js';
 import { runSummary, type RunSummary } from './presenter.js';
 import type { RunService } from './run-service.js';
+import { runKeyOf } from '../core/ports/run-store.js';
 
 export interface RunFilter {
   name?: string;
@@ -56,7 +57,7 @@ export class RunQueries {
   async outputs(key: RunKey): Promise<OutputsBody> {
     const run = await this.runs.get(key);
     if (!isRunTerminal(run.status.run.status)) return EMPTY_OUTPUTS;
-    const body = (await this.deps.artifacts.readOutputs(runKey(run), run.status.attemptId)) as OutputsBody | undefined;
+    const body = (await this.deps.artifacts.readOutputs(runKeyOf(run), run.status.attemptId)) as OutputsBody | undefined;
     if (!body || typeof body !== 'object' || !body.outputs || Object.keys(body.outputs).length === 0) return EMPTY_OUTPUTS;
     return body;
   }
@@ -84,4 +85,3 @@ export class RunQueries {
   }
 }
 
-const runKey = (run: DagRunResource): RunKey => ({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });

@@ -9,6 +9,7 @@ import type { EngineDeps } from './deps.js';
 import { RunDriver } from './driver.js';
 import { newRunResource } from './run-factory.js';
 import { prepareRetry } from './retry.js';
+import { runKeyOf } from '../core/ports/run-store.js';
 
 export interface StartOptions {
   params?: string;
@@ -65,7 +66,7 @@ export class RunService {
     if (d && !this.driverGone(run) && d.instance !== this.deps.self.instance) {
       throw new DomainError('already_running', `dag-run ${run.spec.dagRunId} is being driven by process ${d.pid}`);
     }
-    return this.drive({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
+    return this.drive(runKeyOf(run));
   }
 
   /**
@@ -100,7 +101,7 @@ export class RunService {
   async stop(key: RunKey): Promise<void> {
     const run = await this.get(key);
     if (!isRunActive(run.status.run.status)) throw new DomainError('not_running', `dag-run ${run.spec.dagRunId} is not running`);
-    await this.deps.store.requestStop({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
+    await this.deps.store.requestStop(runKeyOf(run));
   }
 
   /** A new attempt of a finished run under the same id (`only`: re-run just that step). */
@@ -108,7 +109,7 @@ export class RunService {
     const run = await this.get(key);
     if (!isRunTerminal(run.status.run.status)) throw new DomainError('already_running', `dag-run ${run.spec.dagRunId} is still running`);
     const attemptId = this.deps.ids.next();
-    const k = { dagName: run.spec.dagName, dagRunId: run.spec.dagRunId };
+    const k = runKeyOf(run);
     await this.deps.store.clearStop?.(k);
     return this.deps.store.updateStatus(k, run.metadata.resourceVersion, {
       ...run.status, attemptId, log: this.deps.artifacts.runLogPath(k, attemptId),

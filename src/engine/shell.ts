@@ -1,11 +1,11 @@
 /** Which shell runs a step (SPEC 2.2/2.3 shell): step value verbatim, else DAG value or default with errexit. */
 import type { DagDefinition, StepDefinition } from '../core/spec/types.js';
+import { isShLike } from '../core/shell.js';
 
-const SH_LIKE = /(^|\/)(sh|bash|zsh|dash|ksh|ash)$/;
 
 function withErrexit(argv: string[]): string[] {
   const [bin] = argv;
-  if (!bin || !SH_LIKE.test(bin) || argv.includes('-e') || argv.some((a) => /^-[a-z]*e[a-z]*$/.test(a))) return argv;
+  if (!bin || !isShLike(bin) || argv.includes('-e') || argv.some((a) => /^-[a-z]*e[a-z]*$/.test(a))) return argv;
   return [...argv, '-e'];
 }
 

@@ -9,10 +9,9 @@
  * after a crash the exec records tell what the lagging status does not. The driver flushes before
  * every other effect (see EffectApplier.needsDurableState).
  */
-import { ConflictError } from '../core/errors.js';
-import type { RunKey } from '../core/ports/run-store.js';
 import type { DagRunResource, DagRunStatus } from '../core/resources.js';
 import type { EngineDeps } from './deps.js';
+import { updateStatus } from './status-update.js';
 
 export class StatusWriter {
   private pending: DagRunStatus | undefined;
@@ -50,20 +49,9 @@ export class StatusWriter {
     }
   }
 
-  private async save(status: DagRunStatus): Promise<DagRunResource> {
-    let run = this.saved;
-    for (let i = 0; ; i++) {
-      try {
-        return await this.deps.store.updateStatus(keyOf(run), run.metadata.resourceVersion, status);
-      } catch (e) {
-        // Another writer touched the object (an API request): re-read, re-apply the driver's status.
-        if (!(e instanceof ConflictError) || i > 5) throw e;
-        const fresh = await this.deps.store.get(keyOf(run));
-        if (!fresh) throw e;
-        run = fresh;
-      }
-    }
+  /** Another writer touched the object (an API request): re-read, re-apply the driver's status. */
+  private save(status: DagRunStatus): Promise<DagRunResource> {
+    return updateStatus(this.deps.store, this.saved, { build: () => status, reread: (k) => this.deps.store.get(k), tries: 7 });
   }
 }
 
-const keyOf = (run: DagRunResource): RunKey => ({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });

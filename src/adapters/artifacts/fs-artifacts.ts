@@ -1,9 +1,9 @@
 /** The embedded ArtifactStore: logs, outputs.json and exec records under each run's directory. */
-import { mkdir, open, readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ArtifactStore } from '../../core/ports/engine-ports.js';
 import type { RunKey, RunStore } from '../../core/ports/run-store.js';
-import { isNotFound, writeFileAtomic } from '../fs/atomic.js';
+import { isNotFound, readHead, writeFileAtomic } from '../fs/atomic.js';
 import { appendFileSync } from 'node:fs';
 
 /** Node names become file names: anything but [A-Za-z0-9_.-] is replaced, and a hash keeps them distinct. */
@@ -67,15 +67,7 @@ export class FsArtifactStore implements ArtifactStore {
 
   async readText(path: string, maxBytes?: number): Promise<string | undefined> {
     try {
-      if (maxBytes === undefined) return await readFile(path, 'utf8');
-      const fh = await open(path, 'r');
-      try {
-        const buf = Buffer.alloc(maxBytes);
-        const { bytesRead } = await fh.read(buf, 0, maxBytes, 0);
-        return buf.subarray(0, bytesRead).toString('utf8');
-      } finally {
-        await fh.close();
-      }
+      return maxBytes === undefined ? await readFile(path, 'utf8') : await readHead(path, maxBytes);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EISDIR') return undefined;
       throw e;

@@ -98,7 +98,10 @@ export function parseJson<T>(path: string, text: string): T {
   }
 }
 
-/** The first `bytes` bytes of a file as text (undefined when missing): cheap peeks at big files. */
+/**
+ * The first `bytes` bytes of a file as text (undefined when missing): cheap peeks at big files. The
+ * buffer is sized by the file, not by the limit (limits are megabytes, most logs are a few bytes).
+ */
 export async function readHead(path: string, bytes: number): Promise<string | undefined> {
   let fh;
   try {
@@ -108,8 +111,9 @@ export async function readHead(path: string, bytes: number): Promise<string | un
     throw err;
   }
   try {
-    const buf = Buffer.allocUnsafe(bytes);
-    const { bytesRead } = await fh.read(buf, 0, bytes, 0);
+    const size = Math.min(bytes, (await fh.stat()).size);
+    const buf = Buffer.allocUnsafe(size);
+    const { bytesRead } = await fh.read(buf, 0, size, 0);
     return buf.toString('utf8', 0, bytesRead);
   } finally {
     await fh.close();

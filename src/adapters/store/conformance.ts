@@ -14,6 +14,7 @@ import { API_VERSION } from '../../core/resources.js';
 import { newRunState } from '../../core/run/state.js';
 import { RunStatus } from '../../core/run/status.js';
 import { mkDag, mkStep } from '../../core/run/testkit.js';
+import { runKeyOf } from '../../core/ports/run-store.js';
 
 export interface RunFixture {
   dagName?: string;
@@ -47,7 +48,6 @@ export function makeRun(f: RunFixture = {}): DagRunResource {
   };
 }
 
-const keyOf = (r: DagRunResource): RunKey => ({ dagName: r.spec.dagName, dagRunId: r.spec.dagRunId });
 const ids = (rs: DagRunResource[]): string[] => rs.map((r) => `${r.spec.dagName}/${r.spec.dagRunId}`);
 
 export function runStoreConformance(name: string, makeStore: () => Promise<RunStore>): void {
@@ -67,7 +67,7 @@ export function runStoreConformance(name: string, makeStore: () => Promise<RunSt
         expect(created.metadata.labels).toEqual({ team: 'x' });
         expect(created.spec).toEqual(run.spec);
         expect(created.status).toEqual(run.status);
-        expect(await store.get(keyOf(run))).toEqual(created);
+        expect(await store.get(runKeyOf(run))).toEqual(created);
       });
 
       it('keeps a given creationTimestamp', async () => {
@@ -95,36 +95,36 @@ export function runStoreConformance(name: string, makeStore: () => Promise<RunSt
       it('replaces the status and moves the resourceVersion forward', async () => {
         const created = await store.create(makeRun());
         const next = { ...created.status, run: { ...created.status.run, status: RunStatus.Running } };
-        const updated = await store.updateStatus(keyOf(created), created.metadata.resourceVersion, next);
+        const updated = await store.updateStatus(runKeyOf(created), created.metadata.resourceVersion, next);
         expect(updated.status).toEqual(next);
         expect(updated.spec).toEqual(created.spec);
         expect(updated.metadata.uid).toBe(created.metadata.uid);
         expect(BigInt(updated.metadata.resourceVersion)).toBeGreaterThan(BigInt(created.metadata.resourceVersion));
-        expect(await store.get(keyOf(created))).toEqual(updated);
+        expect(await store.get(runKeyOf(created))).toEqual(updated);
       });
 
       it('rejects a stale resourceVersion with ConflictError and keeps the stored status', async () => {
         const created = await store.create(makeRun());
-        const v1 = await store.updateStatus(keyOf(created), created.metadata.resourceVersion, created.status);
+        const v1 = await store.updateStatus(runKeyOf(created), created.metadata.resourceVersion, created.status);
         const stale = { ...created.status, attemptId: 'stale' };
-        await expect(store.updateStatus(keyOf(created), created.metadata.resourceVersion, stale))
+        await expect(store.updateStatus(runKeyOf(created), created.metadata.resourceVersion, stale))
           .rejects.toBeInstanceOf(ConflictError);
-        expect((await store.get(keyOf(created)))?.metadata.resourceVersion).toBe(v1.metadata.resourceVersion);
-        expect((await store.get(keyOf(created)))?.status.attemptId).toBe('att-1');
+        expect((await store.get(runKeyOf(created)))?.metadata.resourceVersion).toBe(v1.metadata.resourceVersion);
+        expect((await store.get(runKeyOf(created)))?.status.attemptId).toBe('att-1');
       });
 
       it('lets exactly one of two concurrent updates with the same version win', async () => {
         const created = await store.create(makeRun());
         const rv = created.metadata.resourceVersion;
         const results = await Promise.allSettled(['x', 'y'].map((a) =>
-          store.updateStatus(keyOf(created), rv, { ...created.status, attemptId: a })));
+          store.updateStatus(runKeyOf(created), rv, { ...created.status, attemptId: a })));
         const won = results.filter((r) => r.status === 'fulfilled');
         const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
         expect(won).toHaveLength(1);
         expect(lost).toHaveLength(1);
         expect(lost[0]!.reason).toBeInstanceOf(ConflictError);
         const winner = (won[0] as PromiseFulfilledResult<DagRunResource>).value;
-        expect(await store.get(keyOf(created))).toEqual(winner);
+        expect(await store.get(runKeyOf(created))).toEqual(winner);
       });
 
       it('throws NotFoundError for a missing run', async () => {
@@ -168,8 +168,8 @@ export function runStoreConformance(name: string, makeStore: () => Promise<RunSt
     describe('delete', () => {
       it('removes the run so get, list and create see it gone', async () => {
         const created = await store.create(makeRun());
-        await store.delete(keyOf(created));
-        expect(await store.get(keyOf(created))).toBeUndefined();
+        await store.delete(runKeyOf(created));
+        expect(await store.get(runKeyOf(created))).toBeUndefined();
         expect(await store.list()).toEqual([]);
         const again = await store.create(makeRun());
         expect(again.metadata.uid).not.toBe(created.metadata.uid);
@@ -177,9 +177,9 @@ export function runStoreConformance(name: string, makeStore: () => Promise<RunSt
 
       it('rejects an update with a version of the deleted run after re-create', async () => {
         const created = await store.create(makeRun());
-        await store.delete(keyOf(created));
+        await store.delete(runKeyOf(created));
         await store.create(makeRun());
-        await expect(store.updateStatus(keyOf(created), created.metadata.resourceVersion, created.status))
+        await expect(store.updateStatus(runKeyOf(created), created.metadata.resourceVersion, created.status))
           .rejects.toBeInstanceOf(ConflictError);
       });
 
@@ -191,13 +191,13 @@ export function runStoreConformance(name: string, makeStore: () => Promise<RunSt
     describe('stop requests', () => {
       it('records a stop request without touching the status version', async () => {
         const created = await store.create(makeRun());
-        expect(await store.isStopRequested(keyOf(created))).toBe(false);
-        await store.requestStop(keyOf(created));
-        expect(await store.isStopRequested(keyOf(created))).toBe(true);
-        await store.requestStop(keyOf(created)); // idempotent
-        expect(await store.isStopRequested(keyOf(created))).toBe(true);
+        expect(await store.isStopRequested(runKeyOf(created))).toBe(false);
+        await store.requestStop(runKeyOf(created));
+        expect(await store.isStopRequested(runKeyOf(created))).toBe(true);
+        await store.requestStop(runKeyOf(created)); // idempotent
+        expect(await store.isStopRequested(runKeyOf(created))).toBe(true);
         // The driver's CAS on status is not disturbed by the stop request.
-        await expect(store.updateStatus(keyOf(created), created.metadata.resourceVersion, created.status)).resolves.toBeDefined();
+        await expect(store.updateStatus(runKeyOf(created), created.metadata.resourceVersion, created.status)).resolves.toBeDefined();
       });
 
       it('is false for a missing run and requestStop on it throws NotFoundError', async () => {
@@ -208,10 +208,10 @@ export function runStoreConformance(name: string, makeStore: () => Promise<RunSt
 
       it('is cleared by delete', async () => {
         const created = await store.create(makeRun());
-        await store.requestStop(keyOf(created));
-        await store.delete(keyOf(created));
+        await store.requestStop(runKeyOf(created));
+        await store.delete(runKeyOf(created));
         await store.create(makeRun());
-        expect(await store.isStopRequested(keyOf(created))).toBe(false);
+        expect(await store.isStopRequested(runKeyOf(created))).toBe(false);
       });
     });
 

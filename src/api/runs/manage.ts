@@ -9,6 +9,7 @@ import { body, queryInt, queryList, queryString } from '../dags/input.js';
 import { HttpError } from '../errors.js';
 import type { RunsRouterDeps } from './deps.js';
 import { checkDagName, checkStepName, intIn, optRunId, runKeyParams, stepNameParam } from './input.js';
+import { runKeyOf } from '../../core/ports/run-store.js';
 
 /** Unix seconds up to year 9999. */
 const MAX_UNIX = 253_402_300_799;
@@ -48,7 +49,7 @@ export function manageRouter(deps: RunsRouterDeps): Router {
 
   r.post('/dag-runs/:name/:dagRunId/stop', async (req, res) => {
     const run = await runs.get(runKeyParams(req));
-    await runs.stop({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
+    await runs.stop(runKeyOf(run));
     res.json({ dagRunId: run.spec.dagRunId });
   });
 

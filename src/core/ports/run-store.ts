@@ -5,6 +5,8 @@ export interface RunKey {
   dagRunId: string;
 }
 
+export const runKeyOf = (run: DagRunResource): RunKey => ({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
+
 export interface RunListFilter {
   dagName?: string;
   /** Only root runs (no parent). */

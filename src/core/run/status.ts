@@ -55,11 +55,6 @@ const NODE_LABELS: Record<NodeStatus, string> = {
 export const runStatusLabel = (s: RunStatus): string => RUN_LABELS[s] ?? 'unknown';
 export const nodeStatusLabel = (s: NodeStatus): string => NODE_LABELS[s] ?? 'unknown';
 
-export function parseRunStatusLabel(label: string): RunStatus | undefined {
-  const hit = Object.entries(RUN_LABELS).find(([, l]) => l === label || (label === 'canceled' && l === 'aborted'));
-  return hit ? (Number(hit[0]) as RunStatus) : undefined;
-}
-
 /** A run that will not change any more by itself. */
 export const isRunTerminal = (s: RunStatus): boolean =>
   s === RunStatus.Failed || s === RunStatus.Aborted || s === RunStatus.Succeeded ||

@@ -9,6 +9,7 @@ import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { existsSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ExecRequest, RunningExec, StepExecutor } from '../../core/ports/executor.js';
+import { isShLike } from '../../core/shell.js';
 import type { ExecResult } from '../../core/run/state.js';
 import { commandArgvs } from './argv.js';
 import { adoptProcess } from './adopt.js';
@@ -27,7 +28,6 @@ import { runForked, type Exit } from './forked.js';
  */
 const WRAPPER = 'c=0; "$@" || c=$?; echo "$c" > "$0"; exit "$c"';
 
-const SH_LIKE = /(^|\/)(sh|bash|dash|zsh|ksh|ash)$/;
 const shQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
@@ -37,7 +37,7 @@ const shQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
  */
 export function recordingArgv(argv: string[], exitFile: string): string[] {
   const c = argv.indexOf('-c');
-  if (SH_LIKE.test(argv[0] ?? '') && c > 0 && c === argv.length - 2) {
+  if (isShLike(argv[0] ?? '') && c > 0 && c === argv.length - 2) {
     const trap = `trap ${shQuote(`echo $? > ${shQuote(exitFile)}`)} EXIT; `;
     return [...argv.slice(0, c + 1), trap + argv[c + 1]!];
   }
@@ -187,6 +187,7 @@ async function prepareDirs(req: ExecRequest): Promise<void> {
   for (const f of [req.files.stdoutCopy, req.files.stderrCopy]) if (f) dirs.add(dirname(f));
   const todo = [...dirs].filter((d) => !made.has(d));
   await Promise.all(todo.map((d) => mkdir(d, { recursive: true })));
+  if (made.size > 10_000) made.clear(); // a long-lived server meets new attempt dirs forever
   for (const d of todo) if (d !== req.workingDir) made.add(d);
 }
 

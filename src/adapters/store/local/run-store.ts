@@ -34,6 +34,7 @@ import { deepFreeze, mapLimit, newestFirst, readdirSafe, safe } from './helpers.
 import { KeyedMutex } from './mutex.js';
 import type { RunPaths } from './paths.js';
 import { cacheKey, Layout } from './paths.js';
+import { runKeyOf } from '../../../core/ports/run-store.js';
 
 /** Parsed specs kept for status updates (an LRU: only runs being updated need them). */
 const SPEC_CACHE_MAX = 1000;
@@ -66,7 +67,7 @@ export class LocalRunStore implements RunStore {
   }
 
   async create(run: DagRunResource): Promise<DagRunResource> {
-    const key = { dagName: run.spec.dagName, dagRunId: run.spec.dagRunId };
+    const key = runKeyOf(run);
     const p = this.layout.runPaths(key);
     await mkdir(this.layout.dagDir(key.dagName), { recursive: true });
     try {
