@@ -9,7 +9,7 @@ import type { UserStore } from '../core/ports/auth-stores.js';
 import type { ApiKeyService } from './api-keys.js';
 import { API_KEY_PREFIX } from './api-keys.js';
 import type { Principal } from './principal.js';
-import { matchesCredentials, type StaticCredentials } from './static-credentials.js';
+import { hasCredentials, matchesCredentials, type StaticCredentials } from './static-credentials.js';
 import type { TokenIssuer } from './tokens.js';
 import { WEBHOOK_TOKEN_PREFIX } from './webhook-tokens.js';
 
@@ -37,7 +37,7 @@ export class Authenticator {
 
   /** Whether anything is checked at all: builtin mode, or static credentials configured in mode none. */
   get enforcing(): boolean {
-    return this.builtin || Boolean(this.d.statics.token || this.d.statics.basic);
+    return this.builtin || hasCredentials(this.d.statics);
   }
 
   /** undefined when the request carries no credentials at all. */

@@ -1,6 +1,5 @@
 /** GET /health (SPEC 4.1): public; 503 with `error` when the service cannot work. */
 import { Router } from 'express';
-import { guardFor, type AccessGuard } from '../access.js';
 
 export interface HealthDeps {
   version: string;
@@ -8,12 +7,11 @@ export interface HealthDeps {
   now(): number;
   /** A reason the service cannot work (e.g. data directory not writable), or undefined. Must be cheap. */
   problem(): Promise<string | undefined>;
-  guard?: AccessGuard;
 }
 
 export function createHealthRouter(d: HealthDeps): Router {
   const r = Router();
-  r.get('/health', guardFor(d.guard, 'public'), async (_req, res) => {
+  r.get('/health', async (_req, res) => {
     const error = await d.problem().catch((e: unknown) => (e instanceof Error ? e.message : String(e)));
     const now = d.now();
     const body = {

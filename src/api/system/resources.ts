@@ -2,7 +2,6 @@
 import { Router } from 'express';
 import { BadRequestError } from '../../core/errors.js';
 import { parseDurationMs } from '../../core/spec/blocks.js';
-import { guardFor, type AccessGuard } from '../access.js';
 import { queryString } from '../dags/input.js';
 
 export interface ResourceHistoryDeps {
@@ -10,7 +9,6 @@ export interface ResourceHistoryDeps {
   history(durationMs: number): unknown;
   intervalMs: number;
   retentionMs: number;
-  guard?: AccessGuard;
 }
 
 const DEFAULT_MS = 3600_000;
@@ -26,7 +24,7 @@ export function parseHistoryDuration(raw: string | undefined): number {
 
 export function createResourceHistoryRouter(d: ResourceHistoryDeps): Router {
   const r = Router();
-  r.get('/services/resources/history', guardFor(d.guard, 'public'), (req, res) => {
+  r.get('/services/resources/history', (req, res) => {
     const ms = parseHistoryDuration(queryString(req, 'duration', 32));
     res.json({ ...(d.history(ms) as object), intervalSeconds: d.intervalMs / 1000, retentionSeconds: d.retentionMs / 1000 });
   });

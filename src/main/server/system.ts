@@ -11,7 +11,6 @@ import { remoteNodeHandler } from '../../api/system/remote-node.js';
 import { createResourceHistoryRouter } from '../../api/system/resources.js';
 import { createWebhookRouter } from '../../api/system/webhooks.js';
 import { createWorkersRouter, healthOf, type Worker } from '../../api/system/workers.js';
-import { hasCredentials, matchesCredentials, type StaticCredentials } from '../../auth/static-credentials.js';
 import { WebhookService } from '../../auth/webhook-service.js';
 import type { DagRunResource } from '../../core/resources.js';
 import { SvcMetrics } from '../../observability/metrics.js';
@@ -47,14 +46,12 @@ export async function wireSystem(base: ServerBase, dags: DagsArea, runs: RunsAre
     cacheEntries: () => ({ dag_definition: dagEntries, dag_run_status: census.size(), api_key: auth?.apiKeyEntries() ?? 0, webhook: webhookStore.cacheSize() }),
   });
   const unsubscribe = base.events.on((run) => metrics.observe(run));
-  const credentials: StaticCredentials = { ...(config.authToken ? { token: config.authToken } : {}), ...(config.authBasic ? { basic: config.authBasic } : {}) };
 
   const routers = [
     createHealthRouter({ version: config.version, startedAt: base.startedAt, now, problem: () => dataDirProblem(config.dataDir) }),
     createMetricsRouter({
       access: config.metrics, contentType: metrics.contentType, render: () => metrics.render(),
-      authorize: (h) => matchesCredentials(h, credentials),
-      unavailableReason: () => (hasCredentials(credentials) ? undefined
+      unavailableReason: () => (config.authToken || config.authBasic ? undefined
         : 'metrics access is private and no credential is configured: set SVC_SERVER_METRICS=public, or SVC_AUTH_TOKEN and send it as a Bearer token'),
     }),
     createResourceHistoryRouter({ history: (ms) => monitor.history(ms), intervalMs: monitor.intervalMs, retentionMs: monitor.retentionMs }),
