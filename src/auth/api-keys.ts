@@ -3,7 +3,8 @@
  * SHA-256 of the key and its first 12 characters (keyPrefix) are stored. Lookup compares hashes in
  * constant time. lastUsedAt is written at most once a minute per key (not on every request).
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { matchesHash, sha256 } from './digest.js';
 import { BadRequestError, NotFoundError } from '../core/errors.js';
 import { API_KEY_DESCRIPTION_MAX, API_KEY_NAME_MAX, isRole, type Role } from '../core/auth/roles.js';
 import type { ApiKeyStore, StoredApiKey } from '../core/ports/auth-stores.js';
@@ -15,8 +16,6 @@ const LAST_USED_EVERY_MS = 60_000;
 
 export type ApiKey = Omit<StoredApiKey, 'keyHash'>;
 export const publicApiKey = ({ keyHash: _hidden, ...rest }: StoredApiKey): ApiKey => rest;
-
-const digest = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest();
 
 function newKey(): string {
   for (;;) {
@@ -59,7 +58,7 @@ export class ApiKeyService {
     const at = this.iso();
     const saved = await this.store.create({
       id: this.newId(), name: f.name as string, description: f.description ?? '', role: f.role as Role,
-      keyPrefix: key.slice(0, PREFIX_SHOWN), keyHash: digest(key).toString('hex'), createdAt: at, updatedAt: at, createdBy,
+      keyPrefix: key.slice(0, PREFIX_SHOWN), keyHash: sha256(key).toString('hex'), createdAt: at, updatedAt: at, createdBy,
     });
     return { apiKey: publicApiKey(saved), key };
   }
@@ -75,12 +74,9 @@ export class ApiKeyService {
 
   /** The key a bearer credential names, or undefined. Every stored hash is compared (constant time). */
   async authenticate(key: string): Promise<StoredApiKey | undefined> {
-    const d = digest(key);
+    const d = sha256(key);
     let found: StoredApiKey | undefined;
-    for (const k of await this.store.list()) {
-      const h = Buffer.from(k.keyHash, 'hex');
-      if (h.length === d.length && timingSafeEqual(h, d)) found = k;
-    }
+    for (const k of await this.store.list()) if (matchesHash(d, k.keyHash)) found = k;
     if (found) await this.markUsed(found);
     return found;
   }

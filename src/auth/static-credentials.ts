@@ -2,15 +2,13 @@
  * The credentials configuration can name before full authentication exists: a static API token
  * (Bearer) and a basic-auth user (SPEC 5.1). Compared in constant time.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { sameSecret as same } from './digest.js';
 
 export interface StaticCredentials {
   token?: string;
   basic?: { username: string; password: string };
 }
 
-const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
-const same = (a: string, b: string): boolean => timingSafeEqual(digest(a), digest(b));
 
 export const hasCredentials = (c: StaticCredentials): boolean => Boolean(c.token || c.basic);
 

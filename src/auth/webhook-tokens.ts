@@ -2,7 +2,8 @@
  * Webhook tokens (SPEC 5.1): `svc_wh_<random>`, 256 bits of randomness. Only the SHA-256 of a token is
  * kept; verification compares hashes in constant time, so neither timing nor storage reveals a token.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { matchesHash, sha256 } from './digest.js';
 
 export const WEBHOOK_TOKEN_PREFIX = 'svc_wh_';
 /** Characters of the token kept in clear (`svc_wh_` plus 5 random characters). */
@@ -14,7 +15,7 @@ export interface NewToken {
   tokenPrefix: string;
 }
 
-export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
+export const hashToken = (token: string): string => sha256(token).toString('hex');
 
 export function newWebhookToken(): NewToken {
   const token = `${WEBHOOK_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
@@ -22,11 +23,7 @@ export function newWebhookToken(): NewToken {
 }
 
 /** Whether `token` hashes to `tokenHash`, compared in constant time. */
-export function verifyWebhookToken(token: string, tokenHash: string): boolean {
-  const a = Buffer.from(hashToken(token), 'hex');
-  const b = Buffer.from(tokenHash, 'hex');
-  return a.length === b.length && timingSafeEqual(a, b);
-}
+export const verifyWebhookToken = (token: string, tokenHash: string): boolean => matchesHash(sha256(token), tokenHash);
 
 /** The bearer credential of an Authorization header, or undefined. */
 export function bearerToken(header: string | undefined): string | undefined {

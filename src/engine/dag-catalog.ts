@@ -8,7 +8,7 @@
  */
 import { NotFoundError } from '../core/errors.js';
 import type { DagFileInfo, DagStore } from '../core/ports/dag-store.js';
-import { loadDagText } from '../core/spec/load.js';
+import { parseDagText } from '../core/spec/load.js';
 import type { DagDefinition, LoadedDagFile } from '../core/spec/types.js';
 import type { CatalogEntry, DagCatalog } from './catalog.js';
 
@@ -25,11 +25,7 @@ const LOAD_CONCURRENCY = 16;
 
 /** Parses a DAG text as stored under fileName; never throws (problems land in errors). */
 export function parseDag(fileName: string, text: string, location?: string): Pick<DagEntry, 'loaded' | 'localDagList' | 'unreadable'> {
-  const file = loadDagText(text, { fileName });
-  const localDags: Record<string, DagDefinition> = {};
-  for (const l of file.localDags) if (l.dag) localDags[l.name] = l.dag;
-  const errors = file.dag ? file.errors : file.errors.length ? file.errors : ['invalid DAG'];
-  const definition = file.dag ?? ({ name: fileName } as DagDefinition);
+  const { file, definition, localDags, errors } = parseDagText(text, fileName);
   const loaded = { definition, localDags, errors, ...(location ? { sourceFile: location } : {}) };
   return { loaded, localDagList: file.localDags, unreadable: !file.dag };
 }

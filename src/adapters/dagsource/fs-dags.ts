@@ -2,23 +2,14 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
 import type { DagSource, LoadedDag } from '../../core/ports/engine-ports.js';
-import { loadDagText } from '../../core/spec/load.js';
-import type { DagDefinition } from '../../core/spec/types.js';
+import { parseDagText } from '../../core/spec/load.js';
 import { isSafeDagName } from '../../core/resources.js';
 
 export async function loadDagFile(path: string): Promise<LoadedDag> {
   const abs = resolve(path);
   const text = await readFile(abs, 'utf8');
-  const fileName = basename(abs, extname(abs));
-  const loaded = loadDagText(text, { fileName });
-  const localDags: Record<string, DagDefinition> = {};
-  for (const l of loaded.localDags) if (l.dag) localDags[l.name] = l.dag;
-  if (!loaded.dag) return { definition: emptyDag(fileName), localDags, sourceFile: abs, errors: loaded.errors.length ? loaded.errors : ['invalid DAG'] };
-  return { definition: loaded.dag, localDags, sourceFile: abs, errors: loaded.errors };
-}
-
-function emptyDag(name: string): DagDefinition {
-  return { name } as DagDefinition;
+  const { definition, localDags, errors } = parseDagText(text, basename(abs, extname(abs)));
+  return { definition, localDags, sourceFile: abs, errors };
 }
 
 export class FsDagSource implements DagSource {

@@ -10,16 +10,14 @@ import type { StoredWebhook, WebhookStore } from '../../core/ports/webhook-store
 import { isValidFileName } from '../../core/spec/names.js';
 import { isNotFound, readJson, writeFileAtomic } from '../fs/atomic.js';
 import { KeyedMutex } from '../store/local/mutex.js';
+import { shapeCheck } from '../auth/json-records.js';
 
 const FIELDS: Record<keyof StoredWebhook, 'string' | 'boolean'> = {
   id: 'string', dagName: 'string', tokenHash: 'string', tokenPrefix: 'string', enabled: 'boolean',
   createdAt: 'string', updatedAt: 'string', createdBy: 'string', lastUsedAt: 'string',
 };
 
-function isStoredWebhook(v: unknown): v is StoredWebhook {
-  if (typeof v !== 'object' || v === null) return false;
-  return Object.entries(FIELDS).every(([k, t]) => typeof (v as Record<string, unknown>)[k] === t);
-}
+const isStoredWebhook = shapeCheck<StoredWebhook>(FIELDS);
 
 export class FileWebhookStore implements WebhookStore {
   private readonly dir: string;

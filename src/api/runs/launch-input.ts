@@ -1,8 +1,7 @@
 /** The bodies of the start endpoints (SPEC 4.4): start options, and inline specs (no stored file). */
 import { BadRequestError } from '../../core/errors.js';
 import type { LoadedDag } from '../../core/ports/engine-ports.js';
-import { loadDagText } from '../../core/spec/load.js';
-import type { DagDefinition } from '../../core/spec/types.js';
+import { parseDagText } from '../../core/spec/load.js';
 import type { AdmitOptions } from '../../engine/launch-service.js';
 import { checkDagName, MAX_PARAMS_LENGTH, MAX_SPEC_LENGTH, optBool, optRunId, optString } from './input.js';
 
@@ -29,13 +28,8 @@ export function inlineDag(b: Record<string, unknown>): LoadedDag {
   if (typeof spec !== 'string') throw new BadRequestError('spec must be a string of YAML');
   if (spec.length > MAX_SPEC_LENGTH) throw new BadRequestError(`spec is longer than ${MAX_SPEC_LENGTH} characters`);
   const name = b.name === undefined || b.name === null || b.name === '' ? undefined : checkDagName(b.name, 'name');
-  const loaded = loadDagText(spec, { fileName: name ?? '' });
-  if (loaded.dag && !loaded.dag.name) throw new BadRequestError('name is required when the spec has no name');
-  if (!loaded.dag || loaded.errors.length > 0) {
-    const errors = loaded.errors.length > 0 ? loaded.errors : ['invalid DAG'];
-    throw new BadRequestError(`invalid spec: ${errors.join('; ')}`, { errors });
-  }
-  const localDags: Record<string, DagDefinition> = {};
-  for (const l of loaded.localDags) if (l.dag) localDags[l.name] = l.dag;
-  return { definition: loaded.dag, localDags, errors: [] };
+  const { file, localDags, errors } = parseDagText(spec, name ?? '');
+  if (file.dag && !file.dag.name) throw new BadRequestError('name is required when the spec has no name');
+  if (!file.dag || errors.length > 0) throw new BadRequestError(`invalid spec: ${errors.join('; ')}`, { errors });
+  return { definition: file.dag, localDags, errors: [] };
 }

@@ -3,7 +3,8 @@
  * and nonce; the provider's claims (ID token, completed by userinfo) decide access and role; success
  * yields a service JWT. Pending logins live in memory for 10 minutes (bounded), single use.
  */
-import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sameSecret as same } from '../digest.js';
 import * as client from 'openid-client';
 import type { OidcConfig } from '../../config/auth-config.js';
 import { isValidUsername, type Role } from '../../core/auth/roles.js';
@@ -23,10 +24,6 @@ interface Pending { verifier: string; nonce: string; at: number }
 type Claims = Record<string, unknown>;
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
-const same = (a: string, b: string): boolean => {
-  const d = (s: string) => createHash('sha256').update(s).digest();
-  return timingSafeEqual(d(a), d(b));
-};
 
 export interface OidcDeps {
   config: OidcConfig;

@@ -98,3 +98,15 @@ export function loadDagText(text: string, opts: LoadOptions): LoadedDagFile {
     return { localDags: [], errors: [`internal error while loading: ${err instanceof Error ? err.message : String(err)}`] };
   }
 }
+
+/**
+ * A DAG text as the engine runs it: the definition (a stub named after the file when the text is not
+ * a DAG at all), its local DAGs by name, and every problem (at least one when there is no DAG).
+ */
+export function parseDagText(text: string, fileName: string) {
+  const file = loadDagText(text, { fileName });
+  const localDags: Record<string, DagDefinition> = {};
+  for (const l of file.localDags) if (l.dag) localDags[l.name] = l.dag;
+  const errors = file.dag ? file.errors : file.errors.length ? file.errors : ['invalid DAG'];
+  return { file, definition: file.dag ?? ({ name: fileName } as DagDefinition), localDags, errors };
+}
