@@ -3,8 +3,7 @@
  * management routes GET /webhooks and /dags/{fileName}/webhook[/regenerate|/toggle].
  */
 import { Router } from 'express';
-import { AlreadyExistsError, BadRequestError, DomainError } from '../../core/errors.js';
-import type { RunStore } from '../../core/ports/run-store.js';
+import { BadRequestError, DomainError } from '../../core/errors.js';
 import { isValidRunId } from '../../core/resources.js';
 import type { WebhookService } from '../../auth/webhook-service.js';
 import { bearerToken } from '../../auth/webhook-tokens.js';
@@ -19,7 +18,6 @@ export interface WebhookRouterDeps {
   webhooks: WebhookService;
   catalog: DagCatalog;
   launcher: RunLauncher;
-  runs: Pick<RunStore, 'get'>;
 }
 
 interface TriggerBody { dagRunId?: string; payload: unknown }
@@ -53,9 +51,7 @@ export function createWebhookRouter(d: WebhookRouterDeps): Router {
     const entry = await d.catalog.get(fileName);
     const body = triggerBody(jsonBody(req));
     const env = payloadEnv(body.payload);
-    if (body.dagRunId && (await d.runs.get({ dagName: entry.loaded.definition.name, dagRunId: body.dagRunId }))) {
-      throw new AlreadyExistsError(`dag-run ${body.dagRunId} of DAG ${entry.loaded.definition.name} already exists`, { dagRunId: body.dagRunId });
-    }
+    // An existing dagRunId is refused by the store's atomic create (409 already_exists).
     const launched = await d.launcher.start(entry.loaded, {
       trigger: 'webhook', extraEnv: { WEBHOOK_PAYLOAD: env }, ...(body.dagRunId ? { dagRunId: body.dagRunId } : {}),
     });

@@ -56,7 +56,7 @@ export async function wireSystem(base: ServerBase, dags: DagsArea, runs: RunsAre
     }),
     createResourceHistoryRouter({ history: (ms) => monitor.history(ms), intervalMs: monitor.intervalMs, retentionMs: monitor.retentionMs }),
     createWorkersRouter({ workers: async () => [localWorker((await census.snapshot()).runs, now())] }),
-    createWebhookRouter({ webhooks, catalog: dags.catalog, launcher: runs.launcher, runs: engine.store }),
+    createWebhookRouter({ webhooks, catalog: dags.catalog, launcher: runs.launcher }),
     createOpenApiRouter({ document: openApiLoader(config.version) }),
   ];
   return {
