@@ -21,7 +21,7 @@ export class FileApiKeyStore implements ApiKeyStore {
   }
 
   async get(id: string): Promise<StoredApiKey | undefined> {
-    return (await this.records.all()).find((k) => k.id === id);
+    return this.records.find((k) => k.id === id);
   }
 
   create(key: StoredApiKey): Promise<StoredApiKey> {

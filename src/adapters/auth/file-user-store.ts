@@ -23,15 +23,15 @@ export class FileUserStore implements UserStore {
   }
 
   async get(id: string): Promise<StoredUser | undefined> {
-    return (await this.records.all()).find((u) => u.id === id);
+    return this.records.find((u) => u.id === id);
   }
 
   async findByUsername(username: string): Promise<StoredUser | undefined> {
-    return (await this.records.all()).find((u) => sameName(u.username, username));
+    return this.records.find((u) => sameName(u.username, username));
   }
 
   async findByOidc(identity: string): Promise<StoredUser | undefined> {
-    return (await this.records.all()).find((u) => u.oidcIdentity === identity);
+    return this.records.find((u) => u.oidcIdentity === identity);
   }
 
   create(user: StoredUser): Promise<StoredUser> {

@@ -21,6 +21,12 @@ export class JsonRecords<T extends { id: string }> {
     return (await this.load()).map((r) => ({ ...r }));
   }
 
+  /** A copy of the first record that matches (lookups on every request copy one record, not all). */
+  async find(match: (r: T) => boolean): Promise<T | undefined> {
+    const hit = (await this.load()).find(match);
+    return hit && { ...hit };
+  }
+
   size(): number {
     return this.cache?.length ?? 0;
   }

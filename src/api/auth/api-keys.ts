@@ -2,8 +2,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { Auditor } from '../../auth/audit.js';
 import type { ApiKeyService } from '../../auth/api-keys.js';
-import { actorOf } from '../../auth/principal.js';
-import { idParam, principalOf, requireBuiltin, sourceOf } from './context.js';
+import { auditSuccess, builtinService, idParam, principalOf } from './context.js';
 
 export interface ApiKeysDeps {
   builtin: boolean;
@@ -13,12 +12,9 @@ export interface ApiKeysDeps {
 
 export function apiKeysRouter(d: ApiKeysDeps): Router {
   const r = Router();
-  const svc = (): ApiKeyService => {
-    requireBuiltin(d.builtin);
-    return d.apiKeys!;
-  };
+  const svc = (): ApiKeyService => builtinService(d.builtin, d.apiKeys);
   const audit = (req: Request, res: Response, action: string, target: string, details?: Record<string, string>) =>
-    d.audit.record({ actor: actorOf(principalOf(res)), action, target, source: sourceOf(req), outcome: 'success', ...(details ? { details } : {}) });
+    auditSuccess(d.audit, req, res, action, target, details);
 
   r.get('/api-keys', async (_req, res) => {
     res.json({ apiKeys: await svc().list() });

@@ -2,9 +2,8 @@
 import { Router, type Request, type Response } from 'express';
 import { BadRequestError } from '../../core/errors.js';
 import type { Auditor } from '../../auth/audit.js';
-import { actorOf } from '../../auth/principal.js';
 import { publicUser, type UserService } from '../../auth/users.js';
-import { idParam, objectBody, principalOf, requireBuiltin, requirePrincipal, sourceOf } from './context.js';
+import { auditSuccess, builtinService, idParam, objectBody, requirePrincipal } from './context.js';
 
 export interface UsersDeps {
   builtin: boolean;
@@ -14,12 +13,9 @@ export interface UsersDeps {
 
 export function usersRouter(d: UsersDeps): Router {
   const r = Router();
-  const svc = (): UserService => {
-    requireBuiltin(d.builtin);
-    return d.users!;
-  };
+  const svc = (): UserService => builtinService(d.builtin, d.users);
   const audit = (req: Request, res: Response, action: string, target: string, details?: Record<string, string | boolean>) =>
-    d.audit.record({ actor: actorOf(principalOf(res)), action, target, source: sourceOf(req), outcome: 'success', ...(details ? { details } : {}) });
+    auditSuccess(d.audit, req, res, action, target, details);
 
   r.get('/users', async (_req, res) => {
     res.json({ users: await svc().list() });
