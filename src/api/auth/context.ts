@@ -38,8 +38,3 @@ export function idParam(req: Request, name: string): string {
   return v;
 }
 
-export function objectBody(req: Request): Record<string, unknown> {
-  const b: unknown = req.body;
-  if (typeof b !== 'object' || b === null || Array.isArray(b)) throw new BadRequestError('the body must be a JSON object');
-  return b as Record<string, unknown>;
-}

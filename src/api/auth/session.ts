@@ -4,7 +4,8 @@ import { BadRequestError } from '../../core/errors.js';
 import type { Auditor } from '../../auth/audit.js';
 import { TooManyAttemptsError, type LoginService } from '../../auth/login.js';
 import { publicUser, type UserService } from '../../auth/users.js';
-import { objectBody, requireBuiltin, requirePrincipal, sourceOf } from './context.js';
+import { requireBuiltin, requirePrincipal, sourceOf } from './context.js';
+import { objectBody } from '../input.js';
 
 export interface SessionDeps {
   builtin: boolean;

@@ -3,7 +3,8 @@ import { Router, type Request, type Response } from 'express';
 import { BadRequestError } from '../../core/errors.js';
 import type { Auditor } from '../../auth/audit.js';
 import { publicUser, type UserService } from '../../auth/users.js';
-import { auditSuccess, builtinService, idParam, objectBody, requirePrincipal } from './context.js';
+import { auditSuccess, builtinService, idParam, requirePrincipal } from './context.js';
+import { objectBody } from '../input.js';
 
 export interface UsersDeps {
   builtin: boolean;

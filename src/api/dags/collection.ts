@@ -5,7 +5,7 @@ import { matchesTagFilter, parseTagFilter, type TagFilter } from '../../core/spe
 import type { DagEntry } from '../../engine/dag-catalog.js';
 import { MAX_QUERY_LENGTH } from '../../engine/dag-service.js';
 import type { DagsRouterDeps } from './deps.js';
-import { body, queryInt, queryList, queryString } from './input.js';
+import { body, queryInt, queryList, queryString } from '../input.js';
 import { dagDetailView, dagListItem, dagListView } from './views.js';
 
 export const DEFAULT_PER_PAGE = 50;

@@ -1,7 +1,8 @@
 /** One DAG (SPEC 4.3): detail, delete, spec get/put, rename, suspend. */
 import { Router } from 'express';
 import type { DagsRouterDeps } from './deps.js';
-import { body, fileNameParam } from './input.js';
+import { fileNameParam } from './input.js';
+import { body } from '../input.js';
 import { dagDetail } from './views.js';
 
 export function dagRouter(deps: DagsRouterDeps): Router {

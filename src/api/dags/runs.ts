@@ -3,7 +3,8 @@ import { Router } from 'express';
 import { DEFAULT_HISTORY_LIMIT, gridData } from '../../engine/dag-history.js';
 import { runDetail, runSummary } from '../../engine/presenter.js';
 import type { DagsRouterDeps } from './deps.js';
-import { dagRunIdParam, fileNameParam, queryInt } from './input.js';
+import { dagRunIdParam, fileNameParam } from './input.js';
+import { queryInt } from '../input.js';
 
 const MAX_HISTORY_LIMIT = 1000;
 

@@ -5,7 +5,7 @@
 import { Router } from 'express';
 import { BadRequestError } from '../../core/errors.js';
 import { isValidVarName } from '../../core/spec/names.js';
-import { body } from '../dags/input.js';
+import { body } from '../input.js';
 import type { RunsRouterDeps } from './deps.js';
 import { optString, runKeyParams, stepNameParam } from './input.js';
 

@@ -5,6 +5,7 @@ import type { RunKey } from '../../core/ports/run-store.js';
 import { isSafeDagName, isValidRunId } from '../../core/resources.js';
 import { dagNameProblem } from '../../core/spec/names.js';
 import { dagRunIdParam } from '../dags/input.js';
+import { show } from '../input.js';
 
 /** Start parameters travel into the step environment: Linux caps one variable near 128 KiB. */
 export const MAX_PARAMS_LENGTH = 100_000;
@@ -13,10 +14,6 @@ export const MAX_SPEC_LENGTH = 1_000_000;
 /** Step names are at most 40 characters; generous room for handler names and older runs. */
 const MAX_STEP_NAME = 100;
 
-const show = (v: unknown) => {
-  const s = typeof v === 'string' ? v : String(v);
-  return JSON.stringify(s.length > 80 ? `${s.slice(0, 80)}...` : s);
-};
 
 export function checkDagName(v: unknown, field: string): string {
   if (typeof v !== 'string') throw new BadRequestError(`${field} must be a string`);

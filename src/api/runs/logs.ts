@@ -4,7 +4,7 @@ import { BadRequestError, NotFoundError } from '../../core/errors.js';
 import { MAX_LOG_LINES, type LogQuery } from '../../core/ports/log-pages.js';
 import { stepOf } from '../../core/run/state.js';
 import { nodeRecord } from '../../engine/presenter.js';
-import { queryInt, queryString } from '../dags/input.js';
+import { queryInt, queryString } from '../input.js';
 import type { RunsRouterDeps } from './deps.js';
 import { runKeyParams, stepNameParam } from './input.js';
 

@@ -5,7 +5,7 @@ import type { RunStatus, NodeStatus } from '../../core/run/status.js';
 import { parseTagFilter } from '../../core/spec/tags.js';
 import { runDetail } from '../../engine/presenter.js';
 import type { RunFilter } from '../../engine/run-queries.js';
-import { body, queryInt, queryList, queryString } from '../dags/input.js';
+import { body, queryInt, queryList, queryString } from '../input.js';
 import { HttpError } from '../errors.js';
 import type { RunsRouterDeps } from './deps.js';
 import { checkDagName, checkStepName, intIn, optRunId, runKeyParams, stepNameParam } from './input.js';

@@ -6,7 +6,7 @@
 import type { Request, RequestHandler } from 'express';
 import { BadRequestError } from '../../core/errors.js';
 import type { RemoteForwarder } from '../../core/ports/remote-forwarder.js';
-import { queryString } from '../dags/input.js';
+import { queryString } from '../input.js';
 
 export interface RemoteNode {
   name: string;

@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import { BadRequestError } from '../../core/errors.js';
 import { parseDurationMs } from '../../core/spec/blocks.js';
-import { queryString } from '../dags/input.js';
+import { queryString } from '../input.js';
 
 export interface ResourceHistoryDeps {
   /** Samples of the last `durationMs`, as {cpu, memory, disk, load} arrays of {timestamp, value}. */

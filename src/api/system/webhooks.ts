@@ -9,7 +9,8 @@ import type { WebhookService } from '../../auth/webhook-service.js';
 import { bearerToken } from '../../auth/webhook-tokens.js';
 import type { DagCatalog } from '../../engine/catalog.js';
 import type { RunLauncher } from '../../engine/launcher.js';
-import { body as jsonBody, fileNameParam } from '../dags/input.js';
+import { fileNameParam } from '../dags/input.js';
+import { body as jsonBody } from '../input.js';
 
 /** WEBHOOK_PAYLOAD travels in the step environment: Linux caps one variable near 128 KiB. */
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
