@@ -17,9 +17,17 @@ describe('examples', () => {
   });
 
   const sb = new Sandbox({ SVC_REPORT_TOKEN: 'example-token-value' });
-  test.each(files)('%s runs to success', async (f) => {
+  /** Everything the runs stored: status, logs, outputs.json, run logs. */
+  const stored = (): string => readdirSync(sb.dataDir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile()).map((e) => readFileSync(join(e.parentPath, e.name), 'utf8')).join('\n');
+
+  test.each(files)('%s runs to success, and no secret reaches what it stores', async (f) => {
     const r = await sb.run(['start', join(dir, f)]);
     expect({ file: f, code: r.code, out: r.stdout, err: r.stderr }).toMatchObject({ code: 0 });
-    expect(r.stdout).not.toContain('example-token-value');
+    expect(`${r.stdout}${r.stderr}${stored()}`).not.toContain('example-token-value');
+  });
+
+  test('the secrets example used its token: the log shows it masked', () => {
+    expect(stored()).toContain('sending report with token *******');
   });
 });

@@ -14,10 +14,10 @@
 // built: `npm run build`).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { cpus, tmpdir, totalmem, release } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findDagu } from './api-servers.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '../..');
@@ -107,17 +107,6 @@ function fanoutYaml(n, max) {
 }
 
 // ---------------------------------------------------------------------------------------------
-function findDagu() {
-  if (process.env.DAGU_BIN) return existsSync(process.env.DAGU_BIN) ? process.env.DAGU_BIN : undefined;
-  try {
-    const req = createRequire(join(ROOT, 'package.json'));
-    const pkg = req.resolve('@dagu-org/dagu-linux-x64/package.json');
-    const bin = join(dirname(pkg), 'bin', 'dagu');
-    if (existsSync(bin)) return bin;
-  } catch { /* not installed */ }
-  const which = spawnSync('sh', ['-c', 'command -v dagu'], { encoding: 'utf8' });
-  return which.status === 0 ? which.stdout.trim() : undefined;
-}
 
 function version(cmd, args, env) {
   const r = spawnSync(cmd, args, { encoding: 'utf8', env });

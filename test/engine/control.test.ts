@@ -1,11 +1,24 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { collect, Sandbox, until } from '../helpers/cli.js';
+import { collect, eventually, Sandbox } from '../helpers/cli.js';
 
 const node = (detail: any, name: string) => detail.dagRun.nodes.find((n: any) => n.step.name === name);
 const status = (sb: Sandbox, dag: string) => sb.json(['status', dag, '--json']).catch(() => undefined);
 
 describe('run control: stop, crash takeover, retry', () => {
   const sb = new Sandbox();
+
+  /** Starts a DAG file and kill -9s the engine once `step` runs. */
+  async function crashWhileRunning(file: string, dag: string, runId: string, step: string): Promise<void> {
+    const child = sb.spawn(['start', file, '--run-id', runId]);
+    const exited = collect(child);
+    await eventually(async () => node(await status(sb, dag), step)?.statusLabel === 'running', 'step running');
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  /** The attempt directories of a run (exec records live under <attempt>/exec). */
+  const attemptDirs = (dag: string, runId: string): string[] =>
+    readdirSync(`${sb.dataDir}/runs/${dag}/${runId}/attempts`).map((a) => `${sb.dataDir}/runs/${dag}/${runId}/attempts/${a}`);
 
   test('svc stop from another process signals the step and the run ends aborted with the abort handler', async () => {
     const f = sb.dag('stoppable', `
@@ -19,7 +32,7 @@ handlerOn:
     command: echo aborted-handler
 `);
     const running = collect(sb.spawn(['start', f]));
-    await until(async () => node(await status(sb, 'stoppable'), 'long')?.statusLabel === 'running', 'step running');
+    await eventually(async () => node(await status(sb, 'stoppable'), 'long')?.statusLabel === 'running', 'step running');
     const stop = await sb.run(['stop', 'stoppable']);
     expect(stop.code).toBe(0);
     const r = await running;
@@ -43,11 +56,7 @@ steps:
   - name: next
     command: echo next >> next.count
 `);
-    const child = sb.spawn(['start', f, '--run-id', 'crash1']);
-    const exited = collect(child);
-    await until(async () => node(await status(sb, 'crashy'), 'quiet')?.statusLabel === 'running', 'step running');
-    child.kill('SIGKILL');
-    await exited;
+    await crashWhileRunning(f, 'crashy', 'crash1', 'quiet');
     const orphan = await sb.run(['status', 'crashy']);
     expect(orphan.stdout).toMatch(/running \(orphaned/);
     const resumed = await sb.run(['resume', 'crashy', '--run-id', 'crash1']);
@@ -113,9 +122,8 @@ steps:
 `);
     expect((await sb.run(['start', f, '--run-id', 'un1'])).code).toBe(0);
     // Back to "s2 running" with no trace of s2 ever starting: its records and its output removed.
-    const runDir = `${sb.dataDir}/runs/unstarted/un1`;
-    writeFileSync(`${runDir}/status.json`, readFileSync(`${sb.dagsDir}/unstarted-status.json`));
-    for (const a of readdirSync(`${runDir}/attempts`)) rmSync(`${runDir}/attempts/${a}/exec`, { recursive: true, force: true });
+    writeFileSync(`${sb.dataDir}/runs/unstarted/un1/status.json`, readFileSync(`${sb.dagsDir}/unstarted-status.json`));
+    for (const a of attemptDirs('unstarted', 'un1')) rmSync(`${a}/exec`, { recursive: true, force: true });
     writeFileSync(`${sb.dagsDir}/unstarted.txt`, 's1\n');
     expect((await sb.run(['resume', 'unstarted', '--run-id', 'un1'])).code).toBe(0);
     expect(readFileSync(`${sb.dagsDir}/unstarted.txt`, 'utf8')).toBe('s1\ns2\n');
@@ -131,12 +139,9 @@ steps:
   - name: next
     command: "true"
 `);
-    const child = sb.spawn(['start', f, '--run-id', 'c2']);
-    const exited = collect(child);
-    await until(async () => node(await status(sb, 'crashy2'), 'quick')?.statusLabel === 'running', 'step running');
-    child.kill('SIGKILL');
-    await exited;
-    await new Promise((r) => setTimeout(r, 3500));
+    await crashWhileRunning(f, 'crashy2', 'c2', 'quick');
+    // The step ends while no engine runs: its exit record is all that tells how.
+    await eventually(async () => attemptDirs('crashy2', 'c2').some((a) => existsSync(`${a}/exec/quick.0.exit`)), 'the exit record', 10_000);
     expect((await sb.run(['resume', 'crashy2', '--run-id', 'c2'])).code).toBe(0);
     const d = await sb.json(['status', 'crashy2', '--json']);
     expect(node(d, 'quick')).toMatchObject({ statusLabel: 'failed', error: 'exit status 4' });

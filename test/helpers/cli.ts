@@ -59,13 +59,4 @@ export function collect(child: ChildProcess): Promise<CliResult> {
   return new Promise((res) => child.on('close', (code) => res({ code: code ?? -1, stdout, stderr })));
 }
 
-/** Polls until fn returns a truthy value (bounded). */
-export async function until<T>(fn: () => Promise<T | undefined | false>, what: string, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+export { eventually } from './wait.js';

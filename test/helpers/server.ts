@@ -60,13 +60,7 @@ export class TestServer {
   post = <T = any>(path: string, body?: unknown) => this.req<T>('POST', path, body ?? {});
 }
 
-/** Polls until fn returns a truthy value (bounded). */
-export async function eventually<T>(fn: () => Promise<T | undefined | false>, what: string, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { eventually } from './wait.js';
+
+/** A body in the error model of SPEC 7 with this code. */
+export const err = (code: string) => ({ code, message: expect.any(String) });

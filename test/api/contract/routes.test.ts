@@ -4,7 +4,7 @@
  * operationIds, declared path parameters, resolvable refs, compilable schemas), and every operation's
  * generic 400 (an unknown remoteNode) conforms to it.
  */
-import { TestServer } from '../../helpers/server.js';
+import { err, TestServer } from '../../helpers/server.js';
 import { CheckedClient, Contract, expressPath } from './contract.js';
 import { apiRoutes } from './routes.js';
 
@@ -92,6 +92,6 @@ describe('the OpenAPI document and the app', () => {
   test('an unknown route is a JSON 404', async () => {
     const r = await api.get('/no/such/route');
     expect(r.status).toBe(404);
-    expect(r.body).toEqual({ code: 'not_found', message: expect.any(String) });
+    expect(r.body).toEqual(err('not_found'));
   });
 });

@@ -17,5 +17,4 @@ export async function waitRun(srv: TestServer, name: string, id: string, ...labe
 
 export const nodeOf = (detail: any, step: string) => detail.nodes.find((n: any) => n.step.name === step);
 
-/** Body of an error reply: the SPEC 7 shape. */
-export const err = (code: string) => ({ code, message: expect.any(String) });
+export { err } from '../../helpers/server.js';
