@@ -47,6 +47,17 @@ export function filterSystemEnv(env: SystemEnv): Record<string, string> {
 
 type Layer = ReadonlyMap<string, string>;
 
+/**
+ * The system environment as a layer, built once per environment object: the engine passes the same
+ * (never mutated) object for every step, and every step and every expansion looks names up in it.
+ */
+const systemLayers = new WeakMap<SystemEnv, Layer>();
+function systemLayer(env: SystemEnv): Layer {
+  let layer = systemLayers.get(env);
+  if (!layer) systemLayers.set(env, (layer = new Map(definedEntries(env))));
+  return layer;
+}
+
 const toLayer = (entries: EnvEntry[]): Layer => new Map(entries.map((e) => [e.name, e.value]));
 
 /** A lookup over layers, the first one holding the name wins. */
@@ -108,7 +119,7 @@ function dotenvLayer(dotenv: EnvEntry[], system: Layer): Layer {
 
 /** Layer 2, evaluated once per run: DAG `env` values with `${VAR}` and backquotes resolved. */
 export function resolveDagEnv(input: DagEnvInput): Promise<EnvEntry[]> {
-  const system = new Map(definedEntries(input.systemEnv));
+  const system = systemLayer(input.systemEnv);
   const dot = dotenvLayer(input.dotenv, system);
   const params = toLayer(input.params);
   return evaluateEntries(input.dagEnv, (soFar) => chain(params, dot, soFar, system), input.runCommand);
@@ -116,7 +127,7 @@ export function resolveDagEnv(input: DagEnvInput): Promise<EnvEntry[]> {
 
 /** The environment of a step process: filtered system env plus all layers, in the order of the module comment. */
 export async function buildStepEnv(input: StepEnvInput): Promise<Record<string, string>> {
-  const system = new Map(definedEntries(input.systemEnv));
+  const system = systemLayer(input.systemEnv);
   const dag = toLayer(input.dagEnvResolved ? input.dagEnv : await resolveDagEnv(input));
   // Layers 2-7, lowest first.
   const layers: Layer[] = [
@@ -142,5 +153,5 @@ export async function buildStepEnv(input: StepEnvInput): Promise<Record<string, 
  * process (SPEC 2.7).
  */
 export function buildExpansionLookup(systemEnv: SystemEnv, stepEnv: Record<string, string>): Lookup {
-  return chain(new Map(Object.entries(stepEnv)), new Map(definedEntries(systemEnv)));
+  return chain(new Map(Object.entries(stepEnv)), systemLayer(systemEnv));
 }
