@@ -1,19 +1,29 @@
 /** Foreground progress: one line per step status change. */
 import type { DagRunResource } from '../core/resources.js';
+import type { NodeState } from '../core/run/state.js';
 import { nodeStatusLabel } from '../core/run/status.js';
 
+interface Seen { status: number; retryCount: number; doneCount: number }
+
 export function progressPrinter(write: (s: string) => void): (run: DagRunResource) => void {
-  const seen = new Map<string, string>();
+  // Per run (sub-DAG runs print through the same printer), per node: what was printed last. Called on
+  // every state change, so the unchanged nodes cost a few number comparisons, no string building.
+  const runs = new Map<string, Map<string, Seen>>();
   return (run) => {
-    for (const n of [...run.status.run.nodes, ...run.status.run.handlers]) {
+    let seen = runs.get(run.spec.dagRunId);
+    if (!seen) runs.set(run.spec.dagRunId, seen = new Map());
+    const prefix = run.spec.parent ? `  [${run.spec.dagName}] ` : '';
+    let lines = '';
+    const visit = (n: NodeState): void => {
+      const last = seen.get(n.name);
+      if (n.status === 0 || (last && last.status === n.status && last.retryCount === n.retryCount && last.doneCount === n.doneCount)) return;
+      seen.set(n.name, { status: n.status, retryCount: n.retryCount, doneCount: n.doneCount });
       const label = nodeStatusLabel(n.status);
-      const key = `${run.spec.dagRunId}/${n.name}`;
-      const sig = `${label}/${n.retryCount}/${n.doneCount}`;
-      if (seen.get(key) === sig || n.status === 0) continue;
-      seen.set(key, sig);
       const extra = n.error && label !== 'running' ? `: ${n.error}` : n.retryCount > 0 && label === 'running' ? ` (retry ${n.retryCount})` : '';
-      const prefix = run.spec.parent ? `  [${run.spec.dagName}] ` : '';
-      write(`${prefix}${label.padEnd(10)} ${n.name}${extra}\n`);
-    }
+      lines += `${prefix}${label.padEnd(10)} ${n.name}${extra}\n`;
+    };
+    for (const n of run.status.run.nodes) visit(n);
+    for (const n of run.status.run.handlers) visit(n);
+    if (lines) write(lines);
   };
 }

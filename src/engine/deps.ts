@@ -23,6 +23,8 @@ export interface EngineDeps {
   defaultShell: string[];
   /** Approval requests to running drivers (SPEC 3.3); without it approvals are not available. */
   controls?: RunControls;
+  /** Minimum spacing of a driver's status writes (ms, default 50; StatusWriter). */
+  statusIntervalMs?: number;
   /** How often a driver checks for a stop request made by another process (ms). */
   stopPollMs?: number;
   /** This process, and how to tell whether another driver process still lives (crash takeover). */

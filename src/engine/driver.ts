@@ -36,19 +36,15 @@ export class RunDriver {
       return this.failEarly(run, writer, e instanceof Error ? e.message : String(e), driver);
     }
     const loop = new Loop();
-    const applier = new EffectApplier(this.deps, run, ctx, (o) => loop.push(o), (k) => this.drive(k));
     const resumed = run.status.run.status !== RunStatus.NotStarted && run.status.run.status !== RunStatus.Queued;
+    const applier = new EffectApplier(this.deps, run, ctx, (o) => loop.push(o), (k) => this.drive(k), resumed);
     if (resumed) await this.resume(run, applier);
-    let stopSeen = false;
+    const poll = new Poll(this.deps, key, loop);
     let claimed = false;
     // Run-log appends are chained (ordered) and never block the loop.
     let runLog: Promise<void> = Promise.resolve();
     for (;;) {
-      if (!stopSeen && await this.deps.store.isStopRequested(key)) {
-        stopSeen = true;
-        loop.push({ type: 'stop' });
-      }
-      const controls = await this.takeControls(key, loop);
+      const controls = await poll.due();
       const observed = loop.take();
       const d = decide(run.spec.definition, run.status.run, observed, this.deps.clock.now());
       // Observations or effects always change the state; only a timer wake-up needs the comparison.
@@ -70,17 +66,10 @@ export class RunDriver {
       applier.setRun(run);
       await applier.applyAll(d.effects);
       if (isRunTerminal(run.status.run.status) && applier.liveCount() === 0) break;
-      await loop.wait(d.wakeAt ? Date.parse(d.wakeAt) - this.deps.clock.now() : Infinity, stopSeen ? Infinity : this.deps.stopPollMs ?? 250);
+      await loop.wait(d.wakeAt ? Date.parse(d.wakeAt) - this.deps.clock.now() : Infinity, poll.waitMs());
     }
     await runLog;
     return writer.flush();
-  }
-
-  /** Approval decisions recorded by the API (RunControls): fed to decide(), acknowledged once saved. */
-  private async takeControls(key: RunKey, loop: Loop): Promise<string[]> {
-    const pending = (await this.deps.controls?.pending(key)) ?? [];
-    for (const c of pending) loop.push(c.observation);
-    return pending.map((c) => c.id);
   }
 
   /** This process as the run's driver (so a crash can be detected and taken over). */
@@ -113,6 +102,38 @@ export class RunDriver {
 
 type Driver = NonNullable<DagRunResource['status']['driver']>;
 
+/**
+ * Stop requests and approval decisions, written by other processes, are polled: on a timer wake-up,
+ * and at most once per poll interval while executions keep the loop busy.
+ */
+class Poll {
+  private readonly everyMs: number;
+  private at = -Infinity;
+  private stopSeen = false;
+
+  constructor(private readonly deps: EngineDeps, private readonly key: RunKey, private readonly loop: Loop) {
+    this.everyMs = deps.stopPollMs ?? 250;
+  }
+
+  /** How long the loop may sleep before the next poll. */
+  waitMs(): number {
+    return this.stopSeen ? Infinity : this.everyMs;
+  }
+
+  /** Polls if due: a stop becomes an observation; approvals are fed too, and their ids returned (acknowledged once saved). */
+  async due(): Promise<string[]> {
+    if (this.loop.busy() && Date.now() - this.at < this.everyMs) return [];
+    this.at = Date.now();
+    if (!this.stopSeen && await this.deps.store.isStopRequested(this.key)) {
+      this.stopSeen = true;
+      this.loop.push({ type: 'stop' });
+    }
+    const pending = (await this.deps.controls?.pending(this.key)) ?? [];
+    for (const c of pending) this.loop.push(c.observation);
+    return pending.map((c) => c.id);
+  }
+}
+
 /** An inbox of observations with a wake-up that fires on the first push or a timeout. */
 class Loop {
   private inbox: Observation[] = [];
@@ -121,6 +142,11 @@ class Loop {
   push(o: Observation): void {
     this.inbox.push(o);
     this.wakeUp?.();
+  }
+
+  /** Woken by an observation (rather than a timer or the first turn). */
+  busy(): boolean {
+    return this.inbox.length > 0;
   }
 
   take(): Observation[] {

@@ -30,6 +30,8 @@ export class EffectApplier {
     private readonly ctx: RunContext,
     private readonly push: (o: Observation) => void,
     private readonly drive: (key: { dagName: string; dagRunId: string }) => Promise<DagRunResource>,
+    /** The run had a driver before this one: its saved status may lag what that driver started. */
+    private readonly resumed = false,
   ) {}
 
   setRun(run: DagRunResource): void {
@@ -113,8 +115,9 @@ export class EffectApplier {
     const built = await buildRequest({ deps: this.deps, run: this.run, ctx: this.ctx }, { node, step, exec }, extra);
     const executor = step.call ? undefined : this.executorFor(step);
     // Executors that record their starts know whether this one began (after a crash the saved status may
-    // lag either way); for the others, an execution being adopted is one that began.
-    const began = executor?.started ? executor.started(built.req) : adopting;
+    // lag either way); for the others, an execution being adopted is one that began. A run this driver
+    // started itself has no earlier starts to find.
+    const began = executor?.started && (adopting || this.resumed) ? executor.started(built.req) : adopting;
     if (!began && step.preconditions.length > 0) {
       const pre = await checkPreconditions(step.preconditions, this.condEnv(built));
       if (!pre.met) return { exitCode: 0, skipped: true, error: pre.error ?? 'preconditions not met' };

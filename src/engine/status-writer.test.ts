@@ -34,7 +34,7 @@ const tick = () => new Promise((r) => setImmediate(r));
 test('states are written in order, one at a time; a state replaced before its turn is skipped; onChange follows each save', async () => {
   const store = new OneRunStore(st(0));
   const changed: unknown[] = [];
-  const deps = { store, onChange: (r: DagRunResource) => changed.push(r.status) } as unknown as EngineDeps;
+  const deps = { store, statusIntervalMs: 0, onChange: (r: DagRunResource) => changed.push(r.status) } as unknown as EngineDeps;
   const w = new StatusWriter(deps, store.run);
   w.put(st(1));
   await tick();
@@ -50,14 +50,35 @@ test('states are written in order, one at a time; a state replaced before its tu
 
 test('a conflict re-reads the run and applies the same status; a failed write is thrown by flush and by the next put', async () => {
   const store = new OneRunStore(st(0));
-  const w = new StatusWriter({ store } as unknown as EngineDeps, store.run);
+  const w = new StatusWriter({ store, statusIntervalMs: 0 } as unknown as EngineDeps, store.run);
   store.run = { ...store.run, metadata: { resourceVersion: '5' } } as DagRunResource;
   w.put(st(1));
-  for (let i = 0; i < 3; i++) { store.release(); await tick(); }
-  expect((await w.flush()).metadata.resourceVersion).toBe('6');
+  const first = w.flush();
+  for (let i = 0; i < 6; i++) { store.release(); await tick(); }
+  expect((await first).metadata.resourceVersion).toBe('6');
   store.fail = new Error('disk full');
   w.put(st(2));
-  store.release();
-  await expect(w.flush()).rejects.toThrow('disk full');
+  const second = expect(w.flush()).rejects.toThrow('disk full');
+  for (let i = 0; i < 3; i++) { store.release(); await tick(); }
+  await second;
   expect(() => w.put(st(3))).toThrow('disk full');
+});
+
+test('writes are spaced by statusIntervalMs: states put meanwhile coalesce into one write; flush does not wait', async () => {
+  const store = new OneRunStore(st(0));
+  const w = new StatusWriter({ store, statusIntervalMs: 60_000 } as unknown as EngineDeps, store.run);
+  w.put(st(1));
+  await tick(); await tick();
+  store.release();
+  await tick();
+  expect(store.writes).toEqual([st(1)]);
+  w.put(st(2));
+  w.put(st(3));
+  for (let i = 0; i < 5; i++) { store.release(); await tick(); }
+  // The interval (a minute) has not passed: nothing more is written until a flush.
+  expect(store.writes).toEqual([st(1)]);
+  const flushed = w.flush();
+  for (let i = 0; i < 5; i++) { store.release(); await tick(); }
+  expect((await flushed).status).toEqual(st(3));
+  expect(store.writes).toEqual([st(1), st(3)]);
 });

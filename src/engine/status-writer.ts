@@ -8,6 +8,10 @@
  * written by the step's process before its command runs, makes a second start adopt the first):
  * after a crash the exec records tell what the lagging status does not. The driver flushes before
  * every other effect (see EffectApplier.needsDurableState).
+ *
+ * Writes are spaced by `statusIntervalMs` (default 50): a run whose steps change state every few
+ * milliseconds writes its status (O(steps) to encode) a few dozen times a second instead of once per
+ * change, and a reader sees it at most that much behind. flush() never waits for the interval.
  */
 import type { DagRunResource, DagRunStatus } from '../core/resources.js';
 import type { EngineDeps } from './deps.js';
@@ -17,6 +21,9 @@ export class StatusWriter {
   private pending: DagRunStatus | undefined;
   private writing: Promise<void> | undefined;
   private failure: unknown;
+  private lastWrite = -Infinity;
+  private urgent = false;
+  private wake: (() => void) | undefined;
 
   constructor(private readonly deps: EngineDeps, private saved: DagRunResource) {}
 
@@ -29,7 +36,10 @@ export class StatusWriter {
 
   /** The saved resource once everything put so far is written; rethrows a failed write. */
   async flush(): Promise<DagRunResource> {
+    this.urgent = true;
+    this.wake?.();
     while (this.writing) await this.writing;
+    this.urgent = false;
     if (this.failure !== undefined) throw this.failure;
     return this.saved;
   }
@@ -37,6 +47,7 @@ export class StatusWriter {
   private async drain(): Promise<void> {
     try {
       while (this.pending && this.failure === undefined) {
+        await this.spacing();
         const status = this.pending;
         this.pending = undefined;
         this.saved = await this.save(status);
@@ -47,6 +58,17 @@ export class StatusWriter {
     } finally {
       this.writing = undefined;
     }
+  }
+
+  /** Waits out the interval since the last write (at least the current turn: puts of one turn coalesce). */
+  private spacing(): Promise<void> {
+    const wait = this.urgent ? 0 : Math.max(0, this.lastWrite + (this.deps.statusIntervalMs ?? 50) - performance.now());
+    return new Promise<void>((resolve) => {
+      const done = (): void => { clearTimeout(t); this.wake = undefined; resolve(); };
+      const t = wait > 0 ? setTimeout(done, wait) : undefined;
+      if (!t) setImmediate(done);
+      this.wake = done;
+    }).then(() => { this.lastWrite = performance.now(); });
   }
 
   /** Another writer touched the object (an API request): re-read, re-apply the driver's status. */

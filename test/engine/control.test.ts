@@ -48,6 +48,19 @@ handlerOn:
     expect(again.stderr).toMatch(/not_running/);
   });
 
+  test('a stop request reaches a driver that never idles (a stream of short steps) within the poll interval', async () => {
+    const steps = Array.from({ length: 3000 }, (_, i) => `  - name: s${i}\n    command: "true"\n    depends: []\n`).join('');
+    const f = sb.dag('busy', `type: graph\nmaxActiveSteps: 4\nsteps:\n${steps}`);
+    const running = collect(sb.spawn(['start', f]));
+    await eventually(async () => node(await status(sb, 'busy'), 's20')?.statusLabel === 'succeeded', 'steps running');
+    expect((await sb.run(['stop', 'busy'])).code).toBe(0);
+    expect((await running).code).toBe(1);
+    const d = await sb.json(['status', 'busy', '--json']);
+    expect(d.dagRun.statusLabel).toBe('aborted');
+    // Stopped early: most steps never started.
+    expect(d.dagRun.nodes.filter((n: any) => n.statusLabel === 'not_started').length).toBeGreaterThan(1500);
+  });
+
   test('kill -9 of the engine: svc resume adopts the step still running and finishes the run, nothing runs twice', async () => {
     const f = sb.dag('crashy', `
 steps:
@@ -86,6 +99,12 @@ steps:
     expect((await sb.json(['status', `fastchain${k}`, '--json'])).dagRun.statusLabel).toBe('succeeded');
   });
 
+  /** Shell text for step s2: once the status written behind shows s2 running (within the write interval), copy it. */
+  const copyWhenSaved = (dag: string, to: string): string => {
+    const f = `"$SVC_DATA_DIR/runs/${dag}/$DAG_RUN_ID/status.json"`;
+    return `i=0; until grep -q '"name":"s2","status":1,' ${f} || [ $i -ge 500 ]; do i=$((i+1)); sleep 0.01; done; cp ${f} ${to}`;
+  };
+
   test('a saved status that lags behind the steps (written behind when the engine died): resume runs nothing twice', async () => {
     // s2 copies the status as saved while it runs: at most s2 running, s3..s5 not started. Putting that
     // copy back after the run is the state a crash leaves when the newest writes were still in flight.
@@ -94,7 +113,7 @@ steps:
   - name: s1
     command: echo s1 >> lag.txt
   - name: s2
-    command: echo s2 >> lag.txt; cp "$SVC_DATA_DIR/runs/lagging/$DAG_RUN_ID/status.json" lag-status.json
+    command: echo s2 >> lag.txt; ${copyWhenSaved('lagging', 'lag-status.json')}
   - name: s3
     command: echo s3 >> lag.txt
   - name: s4
@@ -118,7 +137,7 @@ steps:
   - name: s1
     command: echo s1 >> unstarted.txt
   - name: s2
-    command: echo s2 >> unstarted.txt; cp "$SVC_DATA_DIR/runs/unstarted/$DAG_RUN_ID/status.json" unstarted-status.json
+    command: echo s2 >> unstarted.txt; ${copyWhenSaved('unstarted', 'unstarted-status.json')}
 `);
     expect((await sb.run(['start', f, '--run-id', 'un1'])).code).toBe(0);
     // Back to "s2 running" with no trace of s2 ever starting: its records and its output removed.

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
+import { writeSync } from 'node:fs';
 import { FORK_SERVER_SCRIPT } from './fork-server-script.js';
 
 export interface ForkRequest {
@@ -54,7 +55,7 @@ export class ForkServer {
     const id = (this.seq++).toString(36);
     this.inflight.set(id, handlers);
     this.refWhileBusy();
-    child.stdin!.write(encodeRequest(id, req));
+    send(child, encodeRequest(id, req));
   }
 
   /** Ends the helper (tests; a process that exits needs nothing: the helper sees end of input). */
@@ -118,6 +119,23 @@ export class ForkServer {
     if (this.inflight.size > 0) out?.ref?.();
     else out?.unref?.();
   }
+}
+
+/**
+ * Writes a frame straight to the pipe when nothing is queued before it: one write(2) instead of a
+ * pass through the stream machinery (measured: a tenth of the cost). Whatever the pipe does not take
+ * at once (full, or an error the stream reports itself) goes through the stream, in order.
+ */
+function send(child: ChildProcess, frame: Buffer): void {
+  const stdin = child.stdin!;
+  const fd = (stdin as unknown as { _handle?: { fd?: number } })._handle?.fd;
+  let rest = frame;
+  if (stdin.writableLength === 0 && typeof fd === 'number' && fd >= 0) {
+    try {
+      rest = frame.subarray(writeSync(fd, frame));
+    } catch { /* EAGAIN (pipe full), EPIPE (helper gone): the stream handles both */ }
+  }
+  if (rest.length > 0) stdin.write(rest);
 }
 
 /** One frame: the total length, then each field as its byte length and bytes (one allocation). */

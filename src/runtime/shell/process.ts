@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ExecRequest, RunningExec, StepExecutor } from '../../core/ports/executor.js';
 import { isShLike } from '../../core/shell.js';
@@ -81,7 +81,7 @@ function sendSignal(state: Live, sig: string): void {
 }
 
 async function runAll(req: ExecRequest, state: Live, server: ForkServer | undefined): Promise<ExecResult> {
-  await prepareDirs(req);
+  prepareDirs(req);
   const scriptFile = req.script !== undefined ? await writeScript(req) : undefined;
   const outputs = stepOutputs(req);
   const deadline = req.timeoutMs > 0 ? Date.now() + req.timeoutMs : 0;
@@ -181,14 +181,20 @@ function runSpawned(req: ExecRequest, full: string[], ctx: RunCtx): Promise<Exit
 /** Directories this process already created (log and record dirs are shared by every step of an attempt). */
 const made = new Set<string>();
 
-/** Exec records are unique per (attempt, node, execution), so no stale exit file can exist: nothing to remove. */
-async function prepareDirs(req: ExecRequest): Promise<void> {
+/**
+ * Exec records are unique per (attempt, node, execution), so no stale exit file can exist: nothing to remove.
+ * Synchronous: a directory that exists costs one mkdir(2) and one stat(2), far less than a thread-pool
+ * round trip; the working directory is checked every time (a step may have removed it).
+ */
+function prepareDirs(req: ExecRequest): void {
   const dirs = new Set([req.workingDir, dirname(req.files.stdout), dirname(req.files.stderr), dirname(req.files.exitFile)]);
   for (const f of [req.files.stdoutCopy, req.files.stderrCopy]) if (f) dirs.add(dirname(f));
-  const todo = [...dirs].filter((d) => !made.has(d));
-  await Promise.all(todo.map((d) => mkdir(d, { recursive: true })));
   if (made.size > 10_000) made.clear(); // a long-lived server meets new attempt dirs forever
-  for (const d of todo) if (d !== req.workingDir) made.add(d);
+  for (const d of dirs) {
+    if (made.has(d)) continue;
+    mkdirSync(d, { recursive: true });
+    if (d !== req.workingDir) made.add(d);
+  }
 }
 
 async function writeScript(req: ExecRequest): Promise<string> {
