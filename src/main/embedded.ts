@@ -21,9 +21,12 @@ export const timeIds = (now: () => number): IdGen => ({
   next: () => `${now().toString(16).padStart(12, '0')}${randomBytes(8).toString('hex')}`,
 });
 
-export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<EngineDeps, 'onChange' | 'onState'> = {}): EngineDeps {
+/** `runsSteps`: this process is about to run steps (a foreground start): the fork server starts at once. */
+export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<EngineDeps, 'onChange' | 'onState'> = {}, runsSteps = false): EngineDeps {
   const store = new LocalRunStore({ dataDir: config.dataDir });
-  const shell = new ProcessExecutor(config.forkServer ? { forkServer: new ForkServer({ path: config.systemEnv.PATH }) } : {});
+  const forkServer = config.forkServer ? new ForkServer({ path: config.systemEnv.PATH }) : undefined;
+  if (runsSteps) forkServer?.warm();
+  const shell = new ProcessExecutor(forkServer ? { forkServer } : {});
   const clock = { now: () => Date.now() };
   return {
     store, artifacts: new FsArtifactStore(store), executors: { shell, hitl: hitlExecutor, container: undefined },

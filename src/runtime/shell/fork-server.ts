@@ -58,6 +58,11 @@ export class ForkServer {
     send(child, encodeRequest(id, req));
   }
 
+  /** Starts the helper now (its start-up then overlaps the caller's own), when it is not running yet. */
+  warm(): void {
+    if (!this.child && !this.down) this.launch();
+  }
+
   /** Ends the helper (tests; a process that exits needs nothing: the helper sees end of input). */
   close(): void {
     this.child?.stdin?.end();

@@ -1,0 +1,73 @@
+/**
+ * bin/svc.js (ADR 0005): the bundle when it is not older than the tree, the tree otherwise and for
+ * `server`; V8's code cache only when it was made from this very bundle. Each case runs on a copy of
+ * bin/ and dist/ so the real build is never touched.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from '../helpers/cli.js';
+
+function install(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bin-'));
+  for (const d of ['bin', 'dist']) cpSync(join(ROOT, d), join(dir, d), { recursive: true, preserveTimestamps: true });
+  cpSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  writeFileSync(join(dir, 'ok.yaml'), 'steps:\n  - name: a\n    command: "true"\n');
+  return dir;
+}
+
+const svc = (dir: string, args: string[], env: Record<string, string> = {}) =>
+  spawnSync(process.execPath, [join(dir, 'bin/svc.js'), ...args], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_DATA_DIR: join(dir, 'data'), ...env } });
+
+/** Replaces the bundle by one that says it ran, keeping its first (build id) line. */
+function markBundle(dir: string): void {
+  const bundle = join(dir, 'dist/svc-cli.cjs');
+  const first = readFileSync(bundle, 'utf8').split('\n')[0];
+  writeFileSync(bundle, `${first}\nexports.main = async () => { process.stdout.write('bundle ran\\n'); return 0; };\n`);
+}
+
+describe('bin/svc.js', () => {
+  test('the build leaves a bundle whose first line names its build, and a code cache made from it', () => {
+    const bundle = readFileSync(join(ROOT, 'dist/svc-cli.cjs'), 'utf8');
+    const id = bundle.split('\n')[0]!;
+    expect(id).toMatch(/^\/\/ svc-cli build [0-9a-f-]{36}$/);
+    const cache = readFileSync(join(ROOT, 'dist/svc-cli.cache'));
+    expect(cache.subarray(0, id.length + 1).toString('latin1')).toBe(`${id}\n`);
+    expect(cache.length).toBeGreaterThan(100_000);
+  });
+
+  test('the bundle runs when it is at least as new as the tree; an older one is passed over for the tree', () => {
+    const dir = install();
+    markBundle(dir);
+    expect(svc(dir, ['validate', 'ok.yaml']).stdout).toBe('bundle ran\n');
+    const old = new Date(Date.now() - 3_600_000);
+    utimesSync(join(dir, 'dist/svc-cli.cjs'), old, old);
+    const r = svc(dir, ['validate', 'ok.yaml']);
+    expect(r.stdout).toMatch(/ok\.yaml: valid/);
+  });
+
+  test('a code cache that is corrupt or from another build is ignored: the command still runs', () => {
+    const dir = install();
+    const cache = join(dir, 'dist/svc-cli.cache');
+    const id = readFileSync(join(dir, 'dist/svc-cli.cjs'), 'utf8').split('\n')[0];
+    writeFileSync(cache, Buffer.concat([Buffer.from(`${id}\n`), Buffer.from('not a V8 code cache'.repeat(100))]));
+    expect(svc(dir, ['validate', 'ok.yaml']).stdout).toMatch(/valid/);
+    const good = readFileSync(join(ROOT, 'dist/svc-cli.cache'));
+    writeFileSync(cache, Buffer.concat([Buffer.from('// svc-cli build 00000000-0000-0000-0000-000000000000\n'), good.subarray(good.indexOf(10) + 1)]));
+    const r = svc(dir, ['start', 'ok.yaml']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/succeeded/);
+  });
+
+  test('SVC_CODE_CACHE_OUT (the build step) writes the cache of the bundle that ran, tagged with its build', () => {
+    const dir = install();
+    const out = join(dir, 'fresh.cache');
+    expect(svc(dir, ['validate', 'ok.yaml'], { SVC_CODE_CACHE_OUT: out }).status).toBe(0);
+    const id = readFileSync(join(dir, 'dist/svc-cli.cjs'), 'utf8').split('\n')[0];
+    const cache = readFileSync(out);
+    expect(cache.subarray(0, id!.length + 1).toString('latin1')).toBe(`${id}\n`);
+    expect(cache.length).toBeGreaterThan(100_000);
+  });
+});
