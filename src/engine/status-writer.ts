@@ -4,7 +4,7 @@
  * them in order (compare-and-swap, re-applied on a conflict: the driver owns status), and a state
  * that is replaced before its turn is skipped. flush() waits until the newest state is on disk.
  *
- * This is safe for effects whose start is recorded apart from status (a shell step's pid record,
+ * This is safe for effects whose start is recorded apart from status (a shell step's exec record,
  * written by the step's process before its command runs, makes a second start adopt the first):
  * after a crash the exec records tell what the lagging status does not. The driver flushes before
  * every other effect (see EffectApplier.needsDurableState).

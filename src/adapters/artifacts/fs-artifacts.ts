@@ -30,7 +30,7 @@ export class FsArtifactStore implements ArtifactStore {
     return {
       stdout: join(logs, merged ? `${base}.log` : `${base}.out`),
       stderr: join(logs, merged ? `${base}.log` : `${base}.err`),
-      exitFile: `${exec}.exit`, pidFile: `${exec}.pid`, scratchDir: join(dir, 'scratch'),
+      recordFile: `${exec}.rec`, scratchDir: join(dir, 'scratch'),
     };
   }
 

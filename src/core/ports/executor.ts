@@ -9,10 +9,11 @@ export interface ExecFiles {
   /** Extra copies requested by the step's `stdout:` / `stderr:` fields. */
   stdoutCopy?: string;
   stderrCopy?: string;
-  /** Exit code record (written by the process wrapper, read on adoption). */
-  exitFile: string;
-  /** Process record {pid, startedAt} for adoption after a crash. */
-  pidFile: string;
+  /**
+   * The exec record, for adoption after a crash: the process line {pid, startTicks, startedAt}, written
+   * before the command runs, then its exit code, appended when it ends (runtime/shell/records.ts).
+   */
+  recordFile: string;
   /** Directory for generated script files. */
   scratchDir: string;
 }
@@ -53,7 +54,7 @@ export interface RunningExec {
 export interface StepExecutor {
   start(req: ExecRequest): RunningExec;
   /**
-   * For executors that record every execution (ExecFiles.pidFile) before its command runs: whether this
+   * For executors that record every execution (ExecFiles.recordFile) before its command runs: whether this
    * one has begun. The engine then adopts it instead of starting it, whatever the saved status says, and
    * may start executions before the state that asked for them is saved (a crash cannot run one twice).
    */

@@ -7,18 +7,20 @@
  * process costs a fraction of that and blocks nobody.
  *
  * Protocol, engine -> server (stdin): frames of a 4-byte big-endian length and that many bytes, the
- * bytes being length-prefixed fields (pack 'N/a*'): id, cwd, stdout path, stderr path, pid-record
+ * bytes being length-prefixed fields (pack 'N/a*'): id, cwd, stdout path, stderr path, exec-record
  * path ('' = none), argc, argv..., then the environment as NAME=value entries.
  * Server -> engine (stdout), one line each:
  *   R                         ready
- *   S <id> <pid>              forked (the child writes the pid record itself, before exec)
- *   X <id> <code> <signal>    exited (code -1 when killed by signal number <signal>)
+ *   S <id> <pid>              forked (the child creates the exec record with its process line, before exec)
+ *   X <id> <code> <signal>    exited (code -1 when killed by signal number <signal>); then the code
+ *                             (128 + signal for a signal) is appended to the exec record too, so it is
+ *                             there even when the command replaced the step's exit trap with its own
  *   F <id> <message>          could not fork
  * The child runs in a session of its own (setsid, so a stop signal reaches its whole group), stdin
  * from /dev/null, stdout/stderr appended to the log files. A child that cannot chdir, open its logs
  * or exec writes the reason to its stderr log and exits 127, as a shell does for a missing command.
  * On end of input the server exits; the children live on (their exit codes are recorded by the
- * step's own exit trap, so a restarted engine can adopt them).
+ * step's own exit trap, appended to the exec record, so a restarted engine can adopt them).
  */
 export const FORK_SERVER_SCRIPT = String.raw`
 use strict; use warnings;
@@ -40,11 +42,19 @@ sub reply {
 sub oneline { my $s = shift; $s =~ s/[\r\n]+/ /g; return $s }
 sub reap {
   while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) {
-    my $st = $?; my $id = delete $ids{$pid};
-    next unless defined $id;
+    my $st = $?; my $req = delete $ids{$pid};
+    next unless defined $req;
     my $sig = $st & 127;
-    reply('X', $id, $sig ? -1 : ($st >> 8), $sig);
+    reply('X', $req->[0], $sig ? -1 : ($st >> 8), $sig);
+    appendcode($req->[1], $sig ? 128 + $sig : $st >> 8);
   }
+}
+sub appendcode {
+  my ($path, $code) = @_;
+  return if $path eq '';
+  sysopen(my $x, $path, O_WRONLY | O_APPEND) or return;
+  syswrite($x, "$code\n");
+  close $x;
 }
 sub pidrecord {
   my $path = shift;
@@ -55,7 +65,7 @@ sub pidrecord {
   }
   sysopen(my $p, $path, O_WRONLY | O_CREAT | O_TRUNC, 0666) or return;
   my @t = gmtime();
-  syswrite($p, sprintf('{"pid":%d,"startTicks":"%s","startedAt":"%04d-%02d-%02dT%02d:%02d:%02d.000Z"}',
+  syswrite($p, sprintf('{"pid":%d,"startTicks":"%s","startedAt":"%04d-%02d-%02dT%02d:%02d:%02d.000Z"}' . "\n",
     $$, $ticks, $t[5] + 1900, $t[4] + 1, @t[3, 2, 1, 0]));
   close $p;
 }
@@ -87,7 +97,7 @@ sub start {
   my $pid = fork();
   return reply('F', $id, oneline("fork: $!")) unless defined $pid;
   child($cwd, $out, $err, $pidfile, \@argv, \@rest) if $pid == 0;
-  $ids{$pid} = $id;
+  $ids{$pid} = [$id, $pidfile];
   reply('S', $id, $pid);
 }
 my $buf = '';

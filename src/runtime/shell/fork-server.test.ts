@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,22 +7,21 @@ import type { ExecResult } from '../../core/run/state.js';
 import { ForkServer, type ForkRequest } from './fork-server.js';
 import { ProcessExecutor } from './process.js';
 import { processStartTicks } from './liveness.js';
+import { parseExecRecord } from './records.js';
 
 const hasPerl = existsSync('/usr/bin/perl') || existsSync('/bin/perl');
 if (!hasPerl && process.env.CI === 'true') throw new Error('perl is required under CI=true (Debian package perl-base)');
 if (!hasPerl) console.warn('!!! SKIPPING fork server tests: no perl on this machine');
 const maybe = hasPerl ? describe : describe.skip;
 
-/** Until the pid record names the running process (the Node path first writes a placeholder pid 0). */
-async function runningPid(pidFile: string): Promise<number> {
+/** Until the exec record names the running process (the Node path first writes a placeholder pid 0). */
+async function runningPid(recordFile: string): Promise<number> {
   for (let i = 0; i < 200; i++) {
-    try {
-      const pid = (JSON.parse(readFileSync(pidFile, 'utf8')) as { pid: number }).pid;
-      if (pid > 0) return pid;
-    } catch { /* not written yet */ }
+    const { pid } = existsSync(recordFile) ? parseExecRecord(readFileSync(recordFile, 'utf8')) : { pid: undefined };
+    if (pid) return pid;
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new Error(`no pid record in ${pidFile}`);
+  throw new Error(`no process line in ${recordFile}`);
 }
 
 interface Outcome { pid?: number; code?: number; signal?: number; failed?: string; lost?: boolean; mayHaveStarted?: boolean }
@@ -39,7 +39,7 @@ function run(server: ForkServer, req: ForkRequest, onSpawn?: (pid: number) => vo
 }
 
 function forkRequest(dir: string, argv: string[], extra: Partial<ForkRequest> = {}): ForkRequest {
-  return { argv, cwd: dir, env: { PATH: '/usr/bin:/bin', ONLY: 'this' }, stdout: join(dir, 'out.log'), stderr: join(dir, 'err.log'), pidFile: join(dir, 'x.pid'), ...extra };
+  return { argv, cwd: dir, env: { PATH: '/usr/bin:/bin', ONLY: 'this' }, stdout: join(dir, 'out.log'), stderr: join(dir, 'err.log'), recordFile: join(dir, 'x.rec'), ...extra };
 }
 
 maybe('ForkServer', () => {
@@ -58,11 +58,11 @@ maybe('ForkServer', () => {
     expect(readFileSync(join(dir, 'err.log'), 'utf8')).toBe('oops\n');
   });
 
-  test('writes the pid record (pid and start time) before the command runs; merged logs share one file', async () => {
+  test('creates the exec record (pid and start time) before the command runs; merged logs share one file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-fork-'));
     const log = join(dir, 'all.log');
     let ticks: string | undefined;
-    const r = await run(server, forkRequest(dir, ['/bin/sh', '-c', `cat ${join(dir, 'x.pid')}; echo; echo err >&2`], { stdout: log, stderr: log }), (pid) => { ticks = processStartTicks(pid); });
+    const r = await run(server, forkRequest(dir, ['/bin/sh', '-c', `cat ${join(dir, 'x.rec')}; echo err >&2`], { stdout: log, stderr: log }), (pid) => { ticks = processStartTicks(pid); });
     const [record, err] = readFileSync(log, 'utf8').trim().split('\n');
     const rec = JSON.parse(record!) as { pid: number; startTicks: string; startedAt: string };
     expect(rec.pid).toBe(r.pid);
@@ -89,8 +89,16 @@ maybe('ForkServer', () => {
 
   test('many concurrent requests each get their own outcome', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-fork-'));
-    const codes = await Promise.all(Array.from({ length: 40 }, (_, i) => run(server, forkRequest(dir, ['/bin/sh', '-c', `exit ${i}`], { pidFile: '' }))));
+    const codes = await Promise.all(Array.from({ length: 40 }, (_, i) => run(server, forkRequest(dir, ['/bin/sh', '-c', `exit ${i}`], { recordFile: '' }))));
     expect(codes.map((c) => c.code)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+  });
+
+  test('a helper started ahead (warm) and never used does not keep the process alive', () => {
+    const mod = new URL('./fork-server.ts', import.meta.url).pathname.replace('/src/', '/dist/').replace(/\.ts$/, '.js');
+    const script = `import { ForkServer } from ${JSON.stringify(mod)}; const s = new ForkServer(); s.warm(); setTimeout(() => console.log('still here'), 100);`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 10_000 });
+    expect(r.signal).toBeNull();
+    expect(r.stdout).toBe('still here\n');
   });
 
   test('without perl the server is unavailable and in-flight requests are handed back, not started', async () => {
@@ -99,7 +107,7 @@ maybe('ForkServer', () => {
     expect(none.available()).toBe(true);
     expect(await run(none, forkRequest(dir, ['/bin/true']))).toEqual({ pid: undefined, lost: true, mayHaveStarted: false });
     expect(none.available()).toBe(false);
-    expect(existsSync(join(dir, 'x.pid'))).toBe(false);
+    expect(existsSync(join(dir, 'x.rec'))).toBe(false);
   });
 });
 
@@ -108,7 +116,7 @@ maybe('ProcessExecutor when the fork server dies', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
     const server = new ForkServer();
     const running = new ProcessExecutor({ forkServer: server }).start(execRequest(dir, 'sleep 0.5; echo late; exit 6'));
-    await runningPid(join(dir, 'step.pid'));
+    await runningPid(join(dir, 'step.rec'));
     (server as unknown as { child: { kill(s: string): void } }).child.kill('SIGKILL');
     await expect(running.result).resolves.toMatchObject({ exitCode: 6, output: 'late' });
     expect(server.available()).toBe(true);
@@ -116,11 +124,16 @@ maybe('ProcessExecutor when the fork server dies', () => {
   });
 });
 
+/** The Node path appends the pid line after spawn, possibly after the command already ended. */
+async function eventuallyRecorded(recordFile: string): Promise<void> {
+  for (let i = 0; i < 100 && !parseExecRecord(readFileSync(recordFile, 'utf8')).pid; i++) await new Promise((r) => setTimeout(r, 10));
+}
+
 function execRequest(dir: string, command: string, over: Partial<ExecRequest> = {}): ExecRequest {
   return {
     exec: { node: 'step', attempt: 0, execution: 0 }, step: {} as ExecRequest['step'], commands: [command], shell: ['/bin/sh', '-e'], shellExplicit: false,
     env: { PATH: '/usr/bin:/bin' }, workingDir: dir, secrets: [], maxOutputSize: 1 << 20, timeoutMs: 0, capture: true,
-    files: { stdout: join(dir, 'step.out'), stderr: join(dir, 'step.err'), exitFile: join(dir, 'step.exit'), pidFile: join(dir, 'step.pid'), scratchDir: join(dir, 'scratch') },
+    files: { stdout: join(dir, 'step.out'), stderr: join(dir, 'step.err'), recordFile: join(dir, 'step.rec'), scratchDir: join(dir, 'scratch') },
     ...over,
   } as ExecRequest;
 }
@@ -136,17 +149,24 @@ describe.each(modes)('ProcessExecutor (%s)', (_mode, make) => {
   const executor = make();
   const start = (req: ExecRequest): Promise<ExecResult> => executor.start(req).result;
 
-  test('exit code, captured output and the exit record', async () => {
+  test('exit code, captured output and the exec record (process, then exit code)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
     await expect(start(execRequest(dir, 'echo hello; exit 4'))).resolves.toMatchObject({ exitCode: 4, error: 'exit status 4', output: 'hello' });
-    expect(readFileSync(join(dir, 'step.exit'), 'utf8')).toBe('4\n');
-    expect(JSON.parse(readFileSync(join(dir, 'step.pid'), 'utf8'))).toMatchObject({ pid: expect.any(Number) });
+    await eventuallyRecorded(join(dir, 'step.rec'));
+    expect(parseExecRecord(readFileSync(join(dir, 'step.rec'), 'utf8'))).toMatchObject({ pid: expect.any(Number), exitCode: 4 });
+  });
+
+  test('a command that sets its own EXIT trap still has its exit code recorded', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
+    await expect(start(execRequest(dir, "trap 'echo bye' EXIT; exit 3"))).resolves.toMatchObject({ exitCode: 3, output: 'bye' });
+    await eventuallyRecorded(join(dir, 'step.rec'));
+    expect(parseExecRecord(readFileSync(join(dir, 'step.rec'), 'utf8')).exitCode).toBe(3);
   });
 
   test('a stop signal reaches the whole process group', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
     const running = executor.start(execRequest(dir, 'sleep 30 & sleep 30; wait'));
-    await runningPid(join(dir, 'step.pid'));
+    await runningPid(join(dir, 'step.rec'));
     running.signal('SIGTERM');
     await expect(running.result).resolves.toMatchObject({ signal: 'SIGTERM' });
   });
@@ -168,7 +188,7 @@ describe.each(modes)('ProcessExecutor (%s)', (_mode, make) => {
     const req = execRequest(dir, 'echo ran >> count.txt; sleep 0.4; exit 5', { capture: false });
     expect(executor.started(req)).toBe(false);
     const first = executor.start(req);
-    await runningPid(join(dir, 'step.pid'));
+    await runningPid(join(dir, 'step.rec'));
     // A restarted engine whose saved status lags behind sees it has begun, and adopts it.
     expect(executor.started(req)).toBe(true);
     const again = await executor.adopt(req);

@@ -15,8 +15,8 @@ export interface ForkRequest {
   /** Log files, opened for append by the child (equal paths = merged). */
   stdout: string;
   stderr: string;
-  /** Where the child writes its {pid, startTicks, startedAt} record before exec. */
-  pidFile: string;
+  /** The exec record the child creates with its {pid, startTicks, startedAt} line before exec ('' = none). */
+  recordFile: string;
 }
 
 export interface ForkHandlers {
@@ -82,6 +82,7 @@ export class ForkServer {
     child.stdout!.on('data', (d: string) => this.onData(d));
     child.on('error', () => this.onGone(child));
     child.on('exit', () => this.onGone(child));
+    this.refWhileBusy();
     return child;
   }
 
@@ -145,7 +146,7 @@ function send(child: ChildProcess, frame: Buffer): void {
 
 /** One frame: the total length, then each field as its byte length and bytes (one allocation). */
 export function encodeRequest(id: string, r: ForkRequest): Buffer {
-  const fields = [id, r.cwd, r.stdout, r.stderr, r.pidFile, String(r.argv.length), ...r.argv];
+  const fields = [id, r.cwd, r.stdout, r.stderr, r.recordFile, String(r.argv.length), ...r.argv];
   for (const k in r.env) fields.push(`${k}=${r.env[k]}`);
   let size = 4;
   for (const f of fields) size += 4 + Buffer.byteLength(f);

@@ -1,12 +1,13 @@
 /**
- * The process executor: runs a shell-type execution as local child processes.
- * Each command runs under a tiny sh wrapper that records its exit code in a file, in its own process
- * group (so a stop signal reaches the whole tree), with both pipes streamed through the secret masker
- * into the log files. A process record lets a restarted engine adopt an execution still running.
+ * The process executor: runs a shell-type execution as local child processes, each command in its own
+ * process group (so a stop signal reaches the whole tree), started by the fork server with its output
+ * going straight to the log files, or spawned from Node with both pipes streamed through the secret
+ * masker. The exec record (records.ts: the process, then its exit code, which the command's own shell
+ * appends) lets a restarted engine adopt an execution still running or read how it ended.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFile, chmod, mkdir, rm, writeFile } from 'node:fs/promises';
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ExecRequest, RunningExec, StepExecutor } from '../../core/ports/executor.js';
 import { isShLike } from '../../core/shell.js';
@@ -21,27 +22,28 @@ import type { ForkServer } from './fork-server.js';
 import { runForked, type Exit } from './forked.js';
 
 /**
- * $0 is the exit file; the command follows. The code is written by the shell's builtin echo in one
- * write(2) of a few bytes, newline-terminated; readExitFile only accepts a complete "<digits>\n", so a
+ * $0 is the exec record; the command follows. The code is appended by the shell's builtin echo in one
+ * write(2) of a few bytes, newline-terminated; the reader only takes a complete "<digits>\n" line, so a
  * reader racing the write sees "not recorded yet", never a wrong code. (An earlier tmp + mv form cost
- * one extra fork/exec of mv per execution, a third of the processes of a `true` step.)
+ * one extra fork/exec of mv per execution; appending to the existing record costs a fraction of
+ * creating a file of its own.)
  */
-const WRAPPER = 'c=0; "$@" || c=$?; echo "$c" > "$0"; exit "$c"';
+const WRAPPER = 'c=0; "$@" || c=$?; echo "$c" >> "$0"; exit "$c"';
 
 const shQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
  * The argv that also records the exit code for adoption after a crash. For an sh-like `-c` command
- * an EXIT trap in the same shell writes it (no extra process per step; on the same line, so error
+ * an EXIT trap in the same shell appends it (no extra process per step; on the same line, so error
  * line numbers do not move); anything else runs under the small sh wrapper.
  */
-export function recordingArgv(argv: string[], exitFile: string): string[] {
+export function recordingArgv(argv: string[], recordFile: string): string[] {
   const c = argv.indexOf('-c');
   if (isShLike(argv[0] ?? '') && c > 0 && c === argv.length - 2) {
-    const trap = `trap ${shQuote(`echo $? > ${shQuote(exitFile)}`)} EXIT; `;
+    const trap = `trap ${shQuote(`echo $? >> ${shQuote(recordFile)}`)} EXIT; `;
     return [...argv.slice(0, c + 1), trap + argv[c + 1]!];
   }
-  return ['/bin/sh', '-c', WRAPPER, exitFile, ...argv];
+  return ['/bin/sh', '-c', WRAPPER, recordFile, ...argv];
 }
 
 export interface ProcessExecutorOptions {
@@ -52,9 +54,9 @@ export interface ProcessExecutorOptions {
 export class ProcessExecutor implements StepExecutor {
   constructor(private readonly opts: ProcessExecutorOptions = {}) {}
 
-  /** The pid record is written before the command runs (by the child itself under the fork server). */
+  /** The exec record is created before the command runs (by the child itself under the fork server). */
   started(req: ExecRequest): boolean {
-    return existsSync(req.files.pidFile) || existsSync(req.files.exitFile);
+    return existsSync(req.files.recordFile);
   }
 
   adopt(req: ExecRequest): Promise<RunningExec | undefined> {
@@ -117,9 +119,9 @@ interface RunCtx { outputs: StepOutputs; state: Live; deadline: number; server: 
 
 function runOne(req: ExecRequest, argv: string[], ctx: RunCtx): Promise<Exit> {
   const direct = ctx.outputs.direct();
-  const full = recordingArgv(argv, req.files.exitFile);
+  const full = recordingArgv(argv, req.files.recordFile);
   if (direct && ctx.server?.available() && !hasNul(full, req)) {
-    return runForked(ctx.server, { argv: full, cwd: req.workingDir, env: req.env, ...direct, pidFile: req.files.pidFile }, {
+    return runForked(ctx.server, { argv: full, cwd: req.workingDir, env: req.env, ...direct, recordFile: req.files.recordFile }, {
       started: (pid) => onStarted(ctx, pid),
       note: (text) => ctx.outputs.note(text),
       fallback: () => runSpawned(req, full, ctx),
@@ -152,7 +154,7 @@ function runSpawned(req: ExecRequest, full: string[], ctx: RunCtx): Promise<Exit
     let child: ChildProcess;
     try {
       // Recorded before it runs (see StepExecutor.started); the pid follows once it is known.
-      writeFileSync(req.files.pidFile, '{"pid":0}');
+      writeFileSync(req.files.recordFile, '{"pid":0}\n');
       child = spawn(file!, rest, { cwd: req.workingDir, env: req.env, detached: true, stdio: ctx.outputs.stdio() });
     } catch (e) {
       // Invalid arguments (a NUL byte in the environment, ...) throw synchronously: a failed step, never a crash.
@@ -168,11 +170,15 @@ function runSpawned(req: ExecRequest, full: string[], ctx: RunCtx): Promise<Exit
     });
     child.on('spawn', () => {
       const pid = child.pid ?? 0;
-      void writeFile(req.files.pidFile, JSON.stringify({ pid, startTicks: processStartTicks(pid), startedAt: new Date().toISOString() })).catch(() => undefined);
+      // Appended: the command's exit trap may already have appended its code.
+      void appendFile(req.files.recordFile, `${JSON.stringify({ pid, startTicks: processStartTicks(pid), startedAt: new Date().toISOString() })}\n`).catch(() => undefined);
       disarm = onStarted(ctx, pid);
     });
     child.on('close', (code, sig) => {
       disarm();
+      // As the fork server does: recorded even when the command replaced the exit trap; synchronously,
+      // so it lands before the next command of the step starts its record.
+      try { appendFileSync(req.files.recordFile, `${sig ? 128 + signalNumber(sig) : code ?? 1}\n`); } catch { /* record gone */ }
       void written.then(() => resolve(sig ? { code: 128 + signalNumber(sig), signal: sig } : { code: code ?? 1 }));
     });
   });
@@ -187,7 +193,7 @@ const made = new Set<string>();
  * round trip; the working directory is checked every time (a step may have removed it).
  */
 function prepareDirs(req: ExecRequest): void {
-  const dirs = new Set([req.workingDir, dirname(req.files.stdout), dirname(req.files.stderr), dirname(req.files.exitFile)]);
+  const dirs = new Set([req.workingDir, dirname(req.files.stdout), dirname(req.files.stderr), dirname(req.files.recordFile)]);
   for (const f of [req.files.stdoutCopy, req.files.stderrCopy]) if (f) dirs.add(dirname(f));
   if (made.size > 10_000) made.clear(); // a long-lived server meets new attempt dirs forever
   for (const d of dirs) {
