@@ -19,7 +19,10 @@
  * The child runs in a session of its own (setsid, so a stop signal reaches its whole group), stdin
  * from /dev/null, stdout/stderr appended to the log files. A child that cannot chdir, open its logs
  * or exec writes the reason to its stderr log and exits 127, as a shell does for a missing command.
- * On end of input the server exits; the children live on (their exit codes are recorded by the
+ * A spare child is forked ahead of each request, already in its own session, and waits on a pipe for
+ * the request: the fork is off the step's critical path. One that cannot be handed its request (it
+ * died) is replaced by a plain fork.
+ * On end of input the server exits (a waiting spare sees its pipe close and leaves); the children live on (their exit codes are recorded by the
  * step's own exit trap, appended to the exec record, so a restarted engine can adopt them).
  */
 export const FORK_SERVER_SCRIPT = String.raw`
@@ -34,6 +37,7 @@ pipe(my $sigr, my $sigw) or die "fork server: pipe: $!\n";
 for my $h ($sigr, $sigw) { my $f = fcntl($h, F_GETFL, 0); fcntl($h, F_SETFL, $f | O_NONBLOCK); }
 $SIG{CHLD} = sub { syswrite($sigw, 'x') };
 my %ids;
+my ($spare, $sparew);
 sub reply {
   my $l = join(' ', @_) . "\n";
   my $o = 0;
@@ -43,7 +47,7 @@ sub oneline { my $s = shift; $s =~ s/[\r\n]+/ /g; return $s }
 sub reap {
   while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) {
     my $st = $?; my $req = delete $ids{$pid};
-    next unless defined $req;
+    if (!defined $req) { if (defined $spare && $pid == $spare) { undef $spare; close $sparew; } next; }
     my $sig = $st & 127;
     reply('X', $req->[0], $sig ? -1 : ($st >> 8), $sig);
     appendcode($req->[1], $sig ? 128 + $sig : $st >> 8);
@@ -69,11 +73,14 @@ sub pidrecord {
     $$, $ticks, $t[5] + 1900, $t[4] + 1, @t[3, 2, 1, 0]));
   close $p;
 }
-sub child {
-  my ($cwd, $out, $err, $pidfile, $argv, $env) = @_;
+# In a new child, what does not depend on its request.
+sub detach {
   close $sigr; close $sigw;
   $SIG{CHLD} = 'DEFAULT'; $SIG{PIPE} = 'DEFAULT'; $SIG{INT} = 'DEFAULT';
   POSIX::setsid();
+}
+sub child {
+  my ($cwd, $out, $err, $pidfile, $argv, $env) = @_;
   my $e;
   my $fail = sub {
     my $msg = "svc: $_[0]\n";
@@ -91,12 +98,46 @@ sub child {
   { no warnings 'exec'; exec { $argv->[0] } @$argv; }
   $fail->("$argv->[0]: $!");
 }
-sub start {
-  my ($id, $cwd, $out, $err, $pidfile, $argc, @rest) = @_;
+# A request's fields after its id: run it in this (detached) child.
+sub run {
+  my ($cwd, $out, $err, $pidfile, $argc, @rest) = @_;
   my @argv = splice(@rest, 0, $argc);
+  child($cwd, $out, $err, $pidfile, \@argv, \@rest);
+}
+# The spare: forked and detached ahead, it reads one request from its pipe (to its end) and runs it.
+sub forkspare {
+  pipe(my $r, my $w) or return;
   my $pid = fork();
-  return reply('F', $id, oneline("fork: $!")) unless defined $pid;
-  child($cwd, $out, $err, $pidfile, \@argv, \@rest) if $pid == 0;
+  if (!defined $pid) { close $r; close $w; return; }
+  if ($pid == 0) {
+    close $w; close $sparew if defined $sparew;
+    detach();
+    my $f = '';
+    while (sysread($r, $f, 65536, length $f)) {}
+    POSIX::_exit(0) if $f eq '';
+    my (undef, @req) = unpack('(N/a*)*', $f);
+    run(@req);
+  }
+  close $r;
+  ($spare, $sparew) = ($pid, $w);
+}
+sub handover {
+  my ($frame) = @_;
+  my $o = 0;
+  while ($o < length $frame) { my $n = syswrite($sparew, $frame, length($frame) - $o, $o); last unless defined $n; $o += $n; }
+  close $sparew;
+  my $pid = $spare; undef $spare;
+  return $o == length $frame ? $pid : undef;
+}
+sub start {
+  my ($frame) = @_;
+  my ($id, undef, undef, undef, $pidfile) = unpack('(N/a*)5', $frame);
+  my $pid = defined $spare ? handover($frame) : undef;
+  if (!defined $pid) {
+    $pid = fork();
+    return reply('F', $id, oneline("fork: $!")) unless defined $pid;
+    if ($pid == 0) { detach(); my (undef, @req) = unpack('(N/a*)*', $frame); run(@req); }
+  }
   $ids{$pid} = [$id, $pidfile];
   reply('S', $id, $pid);
 }
@@ -105,6 +146,7 @@ my $sel = IO::Select->new(\*STDIN, $sigr);
 reply('R');
 for (;;) {
   reap();
+  forkspare() unless defined $spare;
   for my $fh ($sel->can_read(0.25)) {
     if ($fh == $sigr) { sysread($sigr, my $d, 512); next; }
     my $n = sysread(STDIN, $buf, 65536, length $buf);
@@ -114,7 +156,7 @@ for (;;) {
       last if length($buf) < 4 + $len;
       my $frame = substr($buf, 4, $len);
       substr($buf, 0, 4 + $len) = '';
-      start(unpack('(N/a*)*', $frame));
+      start($frame);
     }
   }
 }

@@ -93,6 +93,31 @@ maybe('ForkServer', () => {
     expect(codes.map((c) => c.code)).toEqual(Array.from({ length: 40 }, (_, i) => i));
   });
 
+  /** The helper's idle children: the spare forked ahead of the next request (still a perl process). */
+  const spares = (): number[] => {
+    const helper = (server as unknown as { child: { pid: number } }).child.pid;
+    const r = spawnSync('ps', ['-o', 'pid=,comm=', '--ppid', String(helper)], { encoding: 'utf8' });
+    return r.stdout.split('\n').filter((l) => /\bperl$/.test(l.trim())).map((l) => Number(l.trim().split(/\s+/)[0]));
+  };
+  const oneSpare = async (): Promise<number> => {
+    for (let i = 0; i < 200; i++) { const s = spares(); if (s.length === 1) return s[0]!; await new Promise((r) => setTimeout(r, 10)); }
+    throw new Error(`no single spare: ${spares().join(',')}`);
+  };
+
+  test('a request runs in the spare child forked ahead of it; a spare that died is replaced by a plain fork', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-fork-'));
+    await run(server, forkRequest(dir, ['/bin/true']));
+    const spare = await oneSpare();
+    const r = await run(server, forkRequest(dir, ['/bin/sh', '-c', 'exit 5']));
+    expect(r).toMatchObject({ pid: spare, code: 5 });
+    const next = await oneSpare();
+    process.kill(next, 'SIGKILL');
+    const again = await run(server, forkRequest(dir, ['/bin/sh', '-c', 'echo $$; exit 6'], { stdout: join(dir, 'again.out') }));
+    expect(again.code).toBe(6);
+    expect(again.pid).not.toBe(next);
+    expect(readFileSync(join(dir, 'again.out'), 'utf8')).toBe(`${again.pid}\n`);
+  });
+
   test('a helper started ahead (warm) and never used does not keep the process alive', () => {
     const mod = new URL('./fork-server.ts', import.meta.url).pathname.replace('/src/', '/dist/').replace(/\.ts$/, '.js');
     const script = `import { ForkServer } from ${JSON.stringify(mod)}; const s = new ForkServer(); s.warm(); setTimeout(() => console.log('still here'), 100);`;
