@@ -160,7 +160,7 @@ steps:
 `);
     await crashWhileRunning(f, 'crashy2', 'c2', 'quick');
     // The step ends while no engine runs: its exit record is all that tells how.
-    const ended = (a: string): boolean => existsSync(`${a}/exec/quick.0.rec`) && /\n4\n$/.test(readFileSync(`${a}/exec/quick.0.rec`, 'utf8'));
+    const ended = (a: string): boolean => existsSync(`${a}/exec/records`) && /^quick\.0 4$/m.test(readFileSync(`${a}/exec/records`, 'utf8'));
     await eventually(async () => attemptDirs('crashy2', 'c2').some(ended), 'the exit code in the exec record', 10_000);
     expect((await sb.run(['resume', 'crashy2', '--run-id', 'c2'])).code).toBe(0);
     const d = await sb.json(['status', 'crashy2', '--json']);

@@ -26,11 +26,11 @@ export class FsArtifactStore implements ArtifactStore {
     const dir = this.attemptDir(key, attemptId);
     const base = `${safeFileName(node)}${item !== undefined ? `.item${item}` : ''}`;
     const logs = join(dir, 'logs');
-    const exec = join(dir, 'exec', `${base}.${attempt}`);
     return {
       stdout: join(logs, merged ? `${base}.log` : `${base}.out`),
       stderr: join(logs, merged ? `${base}.log` : `${base}.err`),
-      recordFile: `${exec}.rec`, scratchDir: join(dir, 'scratch'),
+      // One file per attempt, appended to: creating a file costs several times an append (ADR 0001).
+      recordFile: join(dir, 'exec', 'records'), recordKey: `${base}.${attempt}`, scratchDir: join(dir, 'scratch'),
     };
   }
 

@@ -5,7 +5,7 @@ import type { RunKey } from './run-store.js';
 export interface ArtifactStore {
   /** Paths for one execution's logs and records (creates nothing). */
   execPaths(key: RunKey, attemptId: string, node: string, attempt: number, item: number | undefined, merged: boolean): {
-    stdout: string; stderr: string; recordFile: string; scratchDir: string;
+    stdout: string; stderr: string; recordFile: string; recordKey: string; scratchDir: string;
   };
   runLogPath(key: RunKey, attemptId: string): string;
   appendRunLog(key: RunKey, attemptId: string, line: string): Promise<void>;

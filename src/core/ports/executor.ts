@@ -10,10 +10,13 @@ export interface ExecFiles {
   stdoutCopy?: string;
   stderrCopy?: string;
   /**
-   * The exec record, for adoption after a crash: the process line {pid, startTicks, startedAt}, written
-   * before the command runs, then its exit code, appended when it ends (runtime/shell/records.ts).
+   * The exec records of the attempt, for adoption after a crash: one file that every execution appends its
+   * lines to, each starting with `recordKey`: the process {pid, startTicks, startedAt}, written before the
+   * command runs, then its exit code when it ends (runtime/shell/records.ts).
    */
   recordFile: string;
+  /** This execution's key in recordFile: letters, digits, `_`, `.`, `-` only. */
+  recordKey: string;
   /** Directory for generated script files. */
   scratchDir: string;
 }

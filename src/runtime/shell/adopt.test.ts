@@ -7,21 +7,24 @@ import { adoptProcess } from './adopt.js';
 import { processStartTicks } from './liveness.js';
 import { parseExecRecord } from './records.js';
 
+const KEY = 'step.0';
+
 function request(dir: string): ExecRequest {
-  return { files: { recordFile: join(dir, 'x.rec') } } as unknown as ExecRequest;
+  return { files: { recordFile: join(dir, 'records'), recordKey: KEY } } as unknown as ExecRequest;
 }
 
-/** A detached sh that sleeps, then appends its exit code to the record, as the step's exit trap does. */
-async function recorded(dir: string, code: number): Promise<ReturnType<typeof spawn>> {
-  const child = spawn('/bin/sh', ['-c', `sleep 0.3; echo ${code} >> ${join(dir, 'x.rec')}`], { detached: true, stdio: 'ignore' });
+/** A detached sh that sleeps, then appends its exit code line, as the step's exit trap does. */
+async function recorded(dir: string, code: number, late = false): Promise<ReturnType<typeof spawn>> {
+  const child = spawn('/bin/sh', ['-c', `sleep 0.3; echo ${KEY} ${code} >> ${join(dir, 'records')}`], { detached: true, stdio: 'ignore' });
   await new Promise((r) => child.once('spawn', r));
-  appendFileSync(join(dir, 'x.rec'), `${JSON.stringify({ pid: child.pid, startTicks: processStartTicks(child.pid!) })}\n`);
+  appendFileSync(join(dir, 'records'), `${KEY} ${JSON.stringify({ pid: child.pid, startTicks: processStartTicks(child.pid!), ...(late ? { late } : {}) })}\n`);
   return child;
 }
 
 describe('adoptProcess', () => {
-  test('adopts a live process recorded with its start time, and reads its exit record when it ends', async () => {
+  test('adopts a live process recorded with its start time, and reads its exit code when it ends', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-adopt-'));
+    writeFileSync(join(dir, 'records'), 'other.0 {"pid":1}\nother.0 9\n');
     const child = await recorded(dir, 5);
     const adopted = await adoptProcess(request(dir));
     expect(adopted).toBeDefined();
@@ -30,10 +33,10 @@ describe('adoptProcess', () => {
     await expect(adopted!.result).resolves.toMatchObject({ exitCode: 5 });
   });
 
-  test('a record started from Node: the placeholder line, then the pid; the exit code may come before the pid line', async () => {
+  test('a record started from Node: the placeholder start, then the late pid; the exit code may come before the pid line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-adopt-'));
-    writeFileSync(join(dir, 'x.rec'), '{"pid":0}\n');
-    const child = await recorded(dir, 7);
+    writeFileSync(join(dir, 'records'), `${KEY} {"pid":0}\n`);
+    const child = await recorded(dir, 7, true);
     const adopted = await adoptProcess(request(dir));
     child.unref();
     await new Promise((r) => child.once('exit', r));
@@ -42,13 +45,13 @@ describe('adoptProcess', () => {
 
   test('a reused pid (another process start time) is not adopted', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-adopt-'));
-    writeFileSync(join(dir, 'x.rec'), `${JSON.stringify({ pid: process.pid, startTicks: '1' })}\n`);
+    writeFileSync(join(dir, 'records'), `${KEY} ${JSON.stringify({ pid: process.pid, startTicks: '1' })}\n`);
     await expect(adoptProcess(request(dir))).resolves.toBeUndefined();
   });
 
-  test('an execution that ended while the engine was down is read from its exit record', async () => {
+  test('an execution that ended while the engine was down is read from its exit code line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-adopt-'));
-    writeFileSync(join(dir, 'x.rec'), '{"pid":999999999,"startTicks":"1"}\n0\n');
+    writeFileSync(join(dir, 'records'), `${KEY} {"pid":999999999,"startTicks":"1"}\n${KEY} 0\n`);
     const adopted = await adoptProcess(request(dir));
     await expect(adopted!.result).resolves.toEqual({ exitCode: 0 });
   });
@@ -56,16 +59,19 @@ describe('adoptProcess', () => {
   test('no record, or one with neither a live process nor an exit code: nothing to adopt', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-adopt-'));
     await expect(adoptProcess(request(dir))).resolves.toBeUndefined();
-    writeFileSync(join(dir, 'x.rec'), '{"pid":0}\n');
+    writeFileSync(join(dir, 'records'), `${KEY} {"pid":0}\n`);
     await expect(adoptProcess(request(dir))).resolves.toBeUndefined();
   });
 });
 
 describe('parseExecRecord', () => {
-  test('the last real pid with its start time, the first complete exit code; partial and foreign lines ignored', () => {
-    expect(parseExecRecord('{"pid":0}\n3\n{"pid":12,"startTicks":"99","startedAt":"x"}\n')).toEqual({ pid: 12, startTicks: '99', exitCode: 3 });
-    expect(parseExecRecord('{"pid":12,"startTicks":"99"}\n4')).toEqual({ pid: 12, startTicks: '99' });
-    expect(parseExecRecord('{"pid":12,"startTicks":"99"}\n{"pid":13}\n0\n5\n')).toEqual({ pid: 13, exitCode: 0 });
-    expect(parseExecRecord('garbage\n{"pid":"x"}\n')).toEqual({});
+  test("the latest start's process and its first complete exit code; other keys, partial and foreign lines ignored", () => {
+    const k = (s: string) => s.split('\n').map((l) => (l ? `${KEY} ${l}` : l)).join('\n');
+    expect(parseExecRecord(k('{"pid":0}\n3\n{"pid":12,"startTicks":"99","late":true}\n'), KEY)).toEqual({ pid: 12, startTicks: '99', exitCode: 3 });
+    expect(parseExecRecord(k('{"pid":12,"startTicks":"99"}\n4'), KEY)).toEqual({ pid: 12, startTicks: '99' });
+    // A multi-command step: the second command's start replaces the first's record.
+    expect(parseExecRecord(k('{"pid":12,"startTicks":"99"}\n0\n0\n{"pid":13}\n5\n'), KEY)).toEqual({ pid: 13, exitCode: 5 });
+    expect(parseExecRecord(`${KEY}x {"pid":5}\nstep.01 7\n`, KEY)).toBeUndefined();
+    expect(parseExecRecord(k('garbage\n{"pid":"x"}\n'), KEY)).toEqual({});
   });
 });

@@ -13,9 +13,9 @@ const alive = (rec: ExecRecord): boolean =>
   rec.pid !== undefined && isProcessAlive(rec.pid) && (rec.startTicks === undefined || processStartTicks(rec.pid) === rec.startTicks);
 
 export async function adoptProcess(req: ExecRequest): Promise<RunningExec | undefined> {
-  const rec = await readExecRecord(req.files.recordFile);
+  const rec = await readExecRecord(req.files.recordFile, req.files.recordKey);
   if (rec === undefined) return undefined;
-  // A live process first (a command of a multi-command step truncates the record when it starts).
+  // A live process first (the exit code is the latest started command's).
   if (!alive(rec)) {
     return rec.exitCode === undefined ? undefined : { result: Promise.resolve(fromCode(rec.exitCode)), signal: () => undefined };
   }
@@ -25,7 +25,7 @@ export async function adoptProcess(req: ExecRequest): Promise<RunningExec | unde
     const poll = setInterval(() => {
       if (alive(rec)) return;
       clearInterval(poll);
-      void readExecRecord(req.files.recordFile).then((now) => {
+      void readExecRecord(req.files.recordFile, req.files.recordKey).then((now) => {
         const code = now?.exitCode;
         resolve(code === undefined ? { exitCode: 1, error: 'interrupted: exit status unknown', ...(stopped ? { signal: stopped } : {}) } : { ...fromCode(code), ...(stopped ? { signal: stopped } : {}) });
       });

@@ -7,11 +7,11 @@
  * process costs a fraction of that and blocks nobody.
  *
  * Protocol, engine -> server (stdin): frames of a 4-byte big-endian length and that many bytes, the
- * bytes being length-prefixed fields (pack 'N/a*'): id, cwd, stdout path, stderr path, exec-record
- * path ('' = none), argc, argv..., then the environment as NAME=value entries.
+ * bytes being length-prefixed fields (pack 'N/a*'): id, cwd, stdout path, stderr path, exec-records
+ * path ('' = none), the execution's key in it, argc, argv..., then the environment as NAME=value entries.
  * Server -> engine (stdout), one line each:
  *   R                         ready
- *   S <id> <pid>              forked (the child creates the exec record with its process line, before exec)
+ *   S <id> <pid>              forked (the child appends its process line to the exec records, before exec)
  *   X <id> <code> <signal>    exited (code -1 when killed by signal number <signal>); then the code
  *                             (128 + signal for a signal) is appended to the exec record too, so it is
  *                             there even when the command replaced the step's exit trap with its own
@@ -50,27 +50,27 @@ sub reap {
     if (!defined $req) { if (defined $spare && $pid == $spare) { undef $spare; close $sparew; } next; }
     my $sig = $st & 127;
     reply('X', $req->[0], $sig ? -1 : ($st >> 8), $sig);
-    appendcode($req->[1], $sig ? 128 + $sig : $st >> 8);
+    appendcode($req->[1], $req->[2], $sig ? 128 + $sig : $st >> 8);
   }
 }
 sub appendcode {
-  my ($path, $code) = @_;
+  my ($path, $key, $code) = @_;
   return if $path eq '';
   sysopen(my $x, $path, O_WRONLY | O_APPEND) or return;
-  syswrite($x, "$code\n");
+  syswrite($x, "$key $code\n");
   close $x;
 }
-sub pidrecord {
-  my $path = shift;
+sub recordstart {
+  my ($path, $key) = @_;
   my $ticks = '';
   if (open(my $st, '<', '/proc/self/stat')) {
     my $l = <$st>; close $st;
     $ticks = (split / /, substr($l, rindex($l, ')') + 2))[19] // '';
   }
-  sysopen(my $p, $path, O_WRONLY | O_CREAT | O_TRUNC, 0666) or return;
+  sysopen(my $p, $path, O_WRONLY | O_CREAT | O_APPEND, 0666) or return;
   my @t = gmtime();
-  syswrite($p, sprintf('{"pid":%d,"startTicks":"%s","startedAt":"%04d-%02d-%02dT%02d:%02d:%02d.000Z"}' . "\n",
-    $$, $ticks, $t[5] + 1900, $t[4] + 1, @t[3, 2, 1, 0]));
+  syswrite($p, sprintf('%s {"pid":%d,"startTicks":"%s","startedAt":"%04d-%02d-%02dT%02d:%02d:%02d.000Z"}' . "\n",
+    $key, $$, $ticks, $t[5] + 1900, $t[4] + 1, @t[3, 2, 1, 0]));
   close $p;
 }
 # In a new child, what does not depend on its request.
@@ -80,7 +80,7 @@ sub detach {
   POSIX::setsid();
 }
 sub child {
-  my ($cwd, $out, $err, $pidfile, $argv, $env) = @_;
+  my ($cwd, $out, $err, $recfile, $key, $argv, $env) = @_;
   my $e;
   my $fail = sub {
     my $msg = "svc: $_[0]\n";
@@ -93,16 +93,16 @@ sub child {
   if ($err ne $out) { undef $e; sysopen($e, $err, O_WRONLY | O_CREAT | O_APPEND, 0666) or $fail->("open $err: $!"); }
   chdir($cwd) or $fail->("chdir $cwd: $!");
   POSIX::dup2(fileno($i), 0); POSIX::dup2(fileno($o), 1); POSIX::dup2(fileno($e), 2);
-  pidrecord($pidfile) if $pidfile ne '';
+  recordstart($recfile, $key) if $recfile ne '';
   %ENV = map { my $k = index($_, '='); (substr($_, 0, $k) => substr($_, $k + 1)) } @$env;
   { no warnings 'exec'; exec { $argv->[0] } @$argv; }
   $fail->("$argv->[0]: $!");
 }
 # A request's fields after its id: run it in this (detached) child.
 sub run {
-  my ($cwd, $out, $err, $pidfile, $argc, @rest) = @_;
+  my ($cwd, $out, $err, $recfile, $key, $argc, @rest) = @_;
   my @argv = splice(@rest, 0, $argc);
-  child($cwd, $out, $err, $pidfile, \@argv, \@rest);
+  child($cwd, $out, $err, $recfile, $key, \@argv, \@rest);
 }
 # The spare: forked and detached ahead, it reads one request from its pipe (to its end) and runs it.
 sub forkspare {
@@ -131,14 +131,14 @@ sub handover {
 }
 sub start {
   my ($frame) = @_;
-  my ($id, undef, undef, undef, $pidfile) = unpack('(N/a*)5', $frame);
+  my ($id, undef, undef, undef, $recfile, $key) = unpack('(N/a*)6', $frame);
   my $pid = defined $spare ? handover($frame) : undef;
   if (!defined $pid) {
     $pid = fork();
     return reply('F', $id, oneline("fork: $!")) unless defined $pid;
     if ($pid == 0) { detach(); my (undef, @req) = unpack('(N/a*)*', $frame); run(@req); }
   }
-  $ids{$pid} = [$id, $pidfile];
+  $ids{$pid} = [$id, $recfile, $key];
   reply('S', $id, $pid);
 }
 my $buf = '';

@@ -14,10 +14,12 @@ if (!hasPerl && process.env.CI === 'true') throw new Error('perl is required und
 if (!hasPerl) console.warn('!!! SKIPPING fork server tests: no perl on this machine');
 const maybe = hasPerl ? describe : describe.skip;
 
+const record = (file: string, key = 'step.0') => (existsSync(file) ? parseExecRecord(readFileSync(file, 'utf8'), key) : undefined);
+
 /** Until the exec record names the running process (the Node path first writes a placeholder pid 0). */
 async function runningPid(recordFile: string): Promise<number> {
   for (let i = 0; i < 200; i++) {
-    const { pid } = existsSync(recordFile) ? parseExecRecord(readFileSync(recordFile, 'utf8')) : { pid: undefined };
+    const pid = record(recordFile)?.pid;
     if (pid) return pid;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -39,7 +41,7 @@ function run(server: ForkServer, req: ForkRequest, onSpawn?: (pid: number) => vo
 }
 
 function forkRequest(dir: string, argv: string[], extra: Partial<ForkRequest> = {}): ForkRequest {
-  return { argv, cwd: dir, env: { PATH: '/usr/bin:/bin', ONLY: 'this' }, stdout: join(dir, 'out.log'), stderr: join(dir, 'err.log'), recordFile: join(dir, 'x.rec'), ...extra };
+  return { argv, cwd: dir, env: { PATH: '/usr/bin:/bin', ONLY: 'this' }, stdout: join(dir, 'out.log'), stderr: join(dir, 'err.log'), recordFile: join(dir, 'records'), recordKey: 'step.0', ...extra };
 }
 
 maybe('ForkServer', () => {
@@ -62,9 +64,10 @@ maybe('ForkServer', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-fork-'));
     const log = join(dir, 'all.log');
     let ticks: string | undefined;
-    const r = await run(server, forkRequest(dir, ['/bin/sh', '-c', `cat ${join(dir, 'x.rec')}; echo err >&2`], { stdout: log, stderr: log }), (pid) => { ticks = processStartTicks(pid); });
-    const [record, err] = readFileSync(log, 'utf8').trim().split('\n');
-    const rec = JSON.parse(record!) as { pid: number; startTicks: string; startedAt: string };
+    const r = await run(server, forkRequest(dir, ['/bin/sh', '-c', `cat ${join(dir, 'records')}; echo err >&2`], { stdout: log, stderr: log }), (pid) => { ticks = processStartTicks(pid); });
+    const [line, err] = readFileSync(log, 'utf8').trim().split('\n');
+    expect(line).toMatch(/^step\.0 \{/);
+    const rec = JSON.parse(line!.slice('step.0 '.length)) as { pid: number; startTicks: string; startedAt: string };
     expect(rec.pid).toBe(r.pid);
     expect(rec.startTicks).toBe(ticks);
     expect(Number.isNaN(Date.parse(rec.startedAt))).toBe(false);
@@ -132,7 +135,7 @@ maybe('ForkServer', () => {
     expect(none.available()).toBe(true);
     expect(await run(none, forkRequest(dir, ['/bin/true']))).toEqual({ pid: undefined, lost: true, mayHaveStarted: false });
     expect(none.available()).toBe(false);
-    expect(existsSync(join(dir, 'x.rec'))).toBe(false);
+    expect(existsSync(join(dir, 'records'))).toBe(false);
   });
 });
 
@@ -141,7 +144,7 @@ maybe('ProcessExecutor when the fork server dies', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
     const server = new ForkServer();
     const running = new ProcessExecutor({ forkServer: server }).start(execRequest(dir, 'sleep 0.5; echo late; exit 6'));
-    await runningPid(join(dir, 'step.rec'));
+    await runningPid(join(dir, 'records'));
     (server as unknown as { child: { kill(s: string): void } }).child.kill('SIGKILL');
     await expect(running.result).resolves.toMatchObject({ exitCode: 6, output: 'late' });
     expect(server.available()).toBe(true);
@@ -150,15 +153,15 @@ maybe('ProcessExecutor when the fork server dies', () => {
 });
 
 /** The Node path appends the pid line after spawn, possibly after the command already ended. */
-async function eventuallyRecorded(recordFile: string): Promise<void> {
-  for (let i = 0; i < 100 && !parseExecRecord(readFileSync(recordFile, 'utf8')).pid; i++) await new Promise((r) => setTimeout(r, 10));
+async function eventuallyRecorded(recordFile: string, key = 'step.0'): Promise<void> {
+  for (let i = 0; i < 100 && !record(recordFile, key)?.pid; i++) await new Promise((r) => setTimeout(r, 10));
 }
 
 function execRequest(dir: string, command: string, over: Partial<ExecRequest> = {}): ExecRequest {
   return {
     exec: { node: 'step', attempt: 0, execution: 0 }, step: {} as ExecRequest['step'], commands: [command], shell: ['/bin/sh', '-e'], shellExplicit: false,
     env: { PATH: '/usr/bin:/bin' }, workingDir: dir, secrets: [], maxOutputSize: 1 << 20, timeoutMs: 0, capture: true,
-    files: { stdout: join(dir, 'step.out'), stderr: join(dir, 'step.err'), recordFile: join(dir, 'step.rec'), scratchDir: join(dir, 'scratch') },
+    files: { stdout: join(dir, 'step.out'), stderr: join(dir, 'step.err'), recordFile: join(dir, 'records'), recordKey: 'step.0', scratchDir: join(dir, 'scratch') },
     ...over,
   } as ExecRequest;
 }
@@ -177,21 +180,32 @@ describe.each(modes)('ProcessExecutor (%s)', (_mode, make) => {
   test('exit code, captured output and the exec record (process, then exit code)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
     await expect(start(execRequest(dir, 'echo hello; exit 4'))).resolves.toMatchObject({ exitCode: 4, error: 'exit status 4', output: 'hello' });
-    await eventuallyRecorded(join(dir, 'step.rec'));
-    expect(parseExecRecord(readFileSync(join(dir, 'step.rec'), 'utf8'))).toMatchObject({ pid: expect.any(Number), exitCode: 4 });
+    await eventuallyRecorded(join(dir, 'records'));
+    expect(record(join(dir, 'records'))).toMatchObject({ pid: expect.any(Number), exitCode: 4 });
+  });
+
+  test('concurrent executions share the attempt\'s records file, each line whole and under its own key', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
+    const req = (i: number) => execRequest(dir, `exit ${i}`, { capture: false, files: { stdout: join(dir, `s${i}.out`), stderr: join(dir, `s${i}.err`), recordFile: join(dir, 'records'), recordKey: `s${i}.0`, scratchDir: join(dir, 'scratch') } });
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => start(req(i))));
+    expect(results.map((r) => r.exitCode)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    for (let i = 0; i < 20; i++) await eventuallyRecorded(join(dir, 'records'), `s${i}.0`);
+    const text = readFileSync(join(dir, 'records'), 'utf8');
+    for (let i = 0; i < 20; i++) expect(parseExecRecord(text, `s${i}.0`)).toMatchObject({ pid: expect.any(Number), exitCode: i });
+    expect(text.split('\n').filter(Boolean).every((l) => /^s\d+\.0 (\d+|\{.*\})$/.test(l))).toBe(true);
   });
 
   test('a command that sets its own EXIT trap still has its exit code recorded', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
     await expect(start(execRequest(dir, "trap 'echo bye' EXIT; exit 3"))).resolves.toMatchObject({ exitCode: 3, output: 'bye' });
-    await eventuallyRecorded(join(dir, 'step.rec'));
-    expect(parseExecRecord(readFileSync(join(dir, 'step.rec'), 'utf8')).exitCode).toBe(3);
+    await eventuallyRecorded(join(dir, 'records'));
+    expect(record(join(dir, 'records'))?.exitCode).toBe(3);
   });
 
   test('a stop signal reaches the whole process group', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
     const running = executor.start(execRequest(dir, 'sleep 30 & sleep 30; wait'));
-    await runningPid(join(dir, 'step.rec'));
+    await runningPid(join(dir, 'records'));
     running.signal('SIGTERM');
     await expect(running.result).resolves.toMatchObject({ signal: 'SIGTERM' });
   });
@@ -213,7 +227,7 @@ describe.each(modes)('ProcessExecutor (%s)', (_mode, make) => {
     const req = execRequest(dir, 'echo ran >> count.txt; sleep 0.4; exit 5', { capture: false });
     expect(executor.started(req)).toBe(false);
     const first = executor.start(req);
-    await runningPid(join(dir, 'step.rec'));
+    await runningPid(join(dir, 'records'));
     // A restarted engine whose saved status lags behind sees it has begun, and adopts it.
     expect(executor.started(req)).toBe(true);
     const again = await executor.adopt(req);

@@ -15,8 +15,9 @@ export interface ForkRequest {
   /** Log files, opened for append by the child (equal paths = merged). */
   stdout: string;
   stderr: string;
-  /** The exec record the child creates with its {pid, startTicks, startedAt} line before exec ('' = none). */
+  /** The exec records file the child appends its `<key> {pid, startTicks, startedAt}` line to before exec ('' = none). */
   recordFile: string;
+  recordKey: string;
 }
 
 export interface ForkHandlers {
@@ -146,7 +147,7 @@ function send(child: ChildProcess, frame: Buffer): void {
 
 /** One frame: the total length, then each field as its byte length and bytes (one allocation). */
 export function encodeRequest(id: string, r: ForkRequest): Buffer {
-  const fields = [id, r.cwd, r.stdout, r.stderr, r.recordFile, String(r.argv.length), ...r.argv];
+  const fields = [id, r.cwd, r.stdout, r.stderr, r.recordFile, r.recordKey, String(r.argv.length), ...r.argv];
   for (const k in r.env) fields.push(`${k}=${r.env[k]}`);
   let size = 4;
   for (const f of fields) size += 4 + Buffer.byteLength(f);

@@ -7,14 +7,14 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFile, chmod, mkdir, rm, writeFile } from 'node:fs/promises';
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ExecRequest, RunningExec, StepExecutor } from '../../core/ports/executor.js';
 import { isShLike } from '../../core/shell.js';
 import type { ExecResult } from '../../core/run/state.js';
 import { commandArgvs } from './argv.js';
 import { adoptProcess } from './adopt.js';
-import { killGroup, signalNumber } from './records.js';
+import { codeLine, killGroup, parseExecRecord, processLine, signalNumber } from './records.js';
 import { processStartTicks } from './liveness.js';
 import type { Capture } from './sink.js';
 import { stepOutputs, type StepOutputs } from './outputs.js';
@@ -22,13 +22,12 @@ import type { ForkServer } from './fork-server.js';
 import { runForked, type Exit } from './forked.js';
 
 /**
- * $0 is the exec record; the command follows. The code is appended by the shell's builtin echo in one
- * write(2) of a few bytes, newline-terminated; the reader only takes a complete "<digits>\n" line, so a
- * reader racing the write sees "not recorded yet", never a wrong code. (An earlier tmp + mv form cost
- * one extra fork/exec of mv per execution; appending to the existing record costs a fraction of
- * creating a file of its own.)
+ * $0 is the exec records file and $1 the execution's key; the command follows. The code line is appended
+ * by the shell's builtin echo in one write(2), newline-terminated; the reader only takes complete lines,
+ * so a reader racing the write sees "not recorded yet", never a wrong code. (An earlier tmp + mv form cost
+ * one extra fork/exec of mv per execution.)
  */
-const WRAPPER = 'c=0; "$@" || c=$?; echo "$c" >> "$0"; exit "$c"';
+const WRAPPER = 'k=$1; shift; c=0; "$@" || c=$?; echo "$k $c" >> "$0"; exit "$c"';
 
 const shQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
@@ -37,13 +36,13 @@ const shQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
  * an EXIT trap in the same shell appends it (no extra process per step; on the same line, so error
  * line numbers do not move); anything else runs under the small sh wrapper.
  */
-export function recordingArgv(argv: string[], recordFile: string): string[] {
+export function recordingArgv(argv: string[], files: { recordFile: string; recordKey: string }): string[] {
   const c = argv.indexOf('-c');
   if (isShLike(argv[0] ?? '') && c > 0 && c === argv.length - 2) {
-    const trap = `trap ${shQuote(`echo $? >> ${shQuote(recordFile)}`)} EXIT; `;
+    const trap = `trap ${shQuote(`echo ${files.recordKey} $? >> ${shQuote(files.recordFile)}`)} EXIT; `;
     return [...argv.slice(0, c + 1), trap + argv[c + 1]!];
   }
-  return ['/bin/sh', '-c', WRAPPER, recordFile, ...argv];
+  return ['/bin/sh', '-c', WRAPPER, files.recordFile, files.recordKey, ...argv];
 }
 
 export interface ProcessExecutorOptions {
@@ -54,9 +53,11 @@ export interface ProcessExecutorOptions {
 export class ProcessExecutor implements StepExecutor {
   constructor(private readonly opts: ProcessExecutorOptions = {}) {}
 
-  /** The exec record is created before the command runs (by the child itself under the fork server). */
+  /** The exec record is written before the command runs (by the child itself under the fork server). */
   started(req: ExecRequest): boolean {
-    return existsSync(req.files.recordFile);
+    let text: string;
+    try { text = readFileSync(req.files.recordFile, 'utf8'); } catch { return false; }
+    return parseExecRecord(text, req.files.recordKey) !== undefined;
   }
 
   adopt(req: ExecRequest): Promise<RunningExec | undefined> {
@@ -119,9 +120,9 @@ interface RunCtx { outputs: StepOutputs; state: Live; deadline: number; server: 
 
 function runOne(req: ExecRequest, argv: string[], ctx: RunCtx): Promise<Exit> {
   const direct = ctx.outputs.direct();
-  const full = recordingArgv(argv, req.files.recordFile);
+  const full = recordingArgv(argv, req.files);
   if (direct && ctx.server?.available() && !hasNul(full, req)) {
-    return runForked(ctx.server, { argv: full, cwd: req.workingDir, env: req.env, ...direct, recordFile: req.files.recordFile }, {
+    return runForked(ctx.server, { argv: full, cwd: req.workingDir, env: req.env, ...direct, recordFile: req.files.recordFile, recordKey: req.files.recordKey }, {
       started: (pid) => onStarted(ctx, pid),
       note: (text) => ctx.outputs.note(text),
       fallback: () => runSpawned(req, full, ctx),
@@ -154,7 +155,7 @@ function runSpawned(req: ExecRequest, full: string[], ctx: RunCtx): Promise<Exit
     let child: ChildProcess;
     try {
       // Recorded before it runs (see StepExecutor.started); the pid follows once it is known.
-      writeFileSync(req.files.recordFile, '{"pid":0}\n');
+      appendFileSync(req.files.recordFile, processLine(req.files.recordKey, { pid: 0 }));
       child = spawn(file!, rest, { cwd: req.workingDir, env: req.env, detached: true, stdio: ctx.outputs.stdio() });
     } catch (e) {
       // Invalid arguments (a NUL byte in the environment, ...) throw synchronously: a failed step, never a crash.
@@ -171,14 +172,14 @@ function runSpawned(req: ExecRequest, full: string[], ctx: RunCtx): Promise<Exit
     child.on('spawn', () => {
       const pid = child.pid ?? 0;
       // Appended: the command's exit trap may already have appended its code.
-      void appendFile(req.files.recordFile, `${JSON.stringify({ pid, startTicks: processStartTicks(pid), startedAt: new Date().toISOString() })}\n`).catch(() => undefined);
+      void appendFile(req.files.recordFile, processLine(req.files.recordKey, { pid, startTicks: processStartTicks(pid), startedAt: new Date().toISOString(), late: true })).catch(() => undefined);
       disarm = onStarted(ctx, pid);
     });
     child.on('close', (code, sig) => {
       disarm();
       // As the fork server does: recorded even when the command replaced the exit trap; synchronously,
       // so it lands before the next command of the step starts its record.
-      try { appendFileSync(req.files.recordFile, `${sig ? 128 + signalNumber(sig) : code ?? 1}\n`); } catch { /* record gone */ }
+      try { appendFileSync(req.files.recordFile, codeLine(req.files.recordKey, sig ? 128 + signalNumber(sig) : code ?? 1)); } catch { /* record gone */ }
       void written.then(() => resolve(sig ? { code: 128 + signalNumber(sig), signal: sig } : { code: code ?? 1 }));
     });
   });

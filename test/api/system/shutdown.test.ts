@@ -9,7 +9,7 @@ const srv = new TestServer();
 afterAll(() => {
   const attempts = join(srv.dataDir, 'runs', 'slow', 's1', 'attempts');
   for (const a of readdirSync(attempts)) {
-    const { pid } = JSON.parse(readFileSync(join(attempts, a, 'exec', 'wait.0.rec'), 'utf8').split('\n')[0]!) as { pid: number };
+    const { pid } = JSON.parse(readFileSync(join(attempts, a, 'exec', 'records'), 'utf8').split('\n')[0]!.replace(/^wait\.0 /, '')) as { pid: number };
     try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
   }
 });
