@@ -15,7 +15,7 @@ import { NotFoundError } from '../core/errors.js';
 import type { EngineDeps } from './deps.js';
 import { EffectApplier } from './effects.js';
 import { prepareRunContext } from './run-context.js';
-import { runLogLines } from './run-log.js';
+import { RunLogWriter, runLogLines } from './run-log.js';
 import { StatusWriter } from './status-writer.js';
 
 export class RunDriver {
@@ -41,8 +41,8 @@ export class RunDriver {
     if (resumed) await this.resume(run, applier);
     const poll = new Poll(this.deps, key, loop);
     let claimed = false;
-    // Run-log appends are chained (ordered) and never block the loop.
-    let runLog: Promise<void> = Promise.resolve();
+    const attemptId = run.status.attemptId;
+    const runLog = new RunLogWriter((text) => this.deps.artifacts.appendRunLog(key, attemptId, text));
     for (;;) {
       const controls = await poll.due();
       const observed = loop.take();
@@ -54,8 +54,7 @@ export class RunDriver {
         run = { ...run, status: { ...run.status, run: d.state, driver } };
         writer.put(run.status);
         this.deps.onState?.(run);
-        const attemptId = run.status.attemptId;
-        if (lines.length > 0) runLog = runLog.then(() => this.deps.artifacts.appendRunLog(key, attemptId, lines.join('\n'))).catch(() => undefined);
+        runLog.add(lines);
       }
       // Durable first: the driver claim, an acknowledged approval, effects whose start is not recorded on its own.
       if (!claimed || controls.length > 0 || applier.needsDurableState(d.effects)) {
@@ -68,7 +67,7 @@ export class RunDriver {
       if (isRunTerminal(run.status.run.status) && applier.liveCount() === 0) break;
       await loop.wait(d.wakeAt ? Date.parse(d.wakeAt) - this.deps.clock.now() : Infinity, poll.waitMs());
     }
-    await runLog;
+    await runLog.flush();
     return writer.flush();
   }
 

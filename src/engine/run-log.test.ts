@@ -13,3 +13,27 @@ describe('run log lines', () => {
     expect(runLogLines(done, done)).toEqual([]);
   });
 });
+
+describe('RunLogWriter', () => {
+  test('appends the lines of one turn together, in order, after the turn; flush waits for them', async () => {
+    const { RunLogWriter } = await import('./run-log.js');
+    const written: string[] = [];
+    const w = new RunLogWriter(async (t) => { written.push(t); });
+    w.add(['a', 'b']);
+    w.add([]);
+    w.add(['c']);
+    expect(written).toEqual([]);
+    await w.flush();
+    expect(written).toEqual(['a\nb\nc']);
+    w.add(['d']);
+    await w.flush();
+    expect(written).toEqual(['a\nb\nc', 'd']);
+  });
+
+  test('a node matched by name when the order differs', () => {
+    const dag = mkDag([mkStep('a'), mkStep('b')]);
+    const before = newRunState(dag);
+    const after = { ...before, nodes: [{ ...before.nodes[1]!, status: 4 }, { ...before.nodes[0]! }] };
+    expect(runLogLines(before, after)).toEqual(['step b succeeded']);
+  });
+});

@@ -11,14 +11,52 @@ function nodeLine(prev: NodeState | undefined, n: NodeState): string | undefined
   return `${what} ${n.name} ${nodeStatusLabel(n.status)}${n.error ? `: ${n.error}` : ''}`;
 }
 
+/** decide() keeps nodes in place: the same index is the same node (by name otherwise). Called on every state change. */
+function diffNodes(prev: NodeState[], next: NodeState[], lines: string[]): void {
+  let byName: Map<string, NodeState> | undefined;
+  for (let i = 0; i < next.length; i++) {
+    const n = next[i]!;
+    let before = prev[i];
+    if (before?.name !== n.name) before = (byName ??= new Map(prev.map((p) => [p.name, p]))).get(n.name);
+    const line = nodeLine(before, n);
+    if (line) lines.push(line);
+  }
+}
+
 /** Lines describing what changed from prev to next (pure). */
 export function runLogLines(prev: RunState, next: RunState): string[] {
   const lines: string[] = [];
   if (prev.status !== next.status) lines.push(`run ${runStatusLabel(next.status)}${next.error && next.error !== prev.error ? `: ${next.error}` : ''}`);
-  const before = new Map([...prev.nodes, ...prev.handlers].map((n) => [n.name, n]));
-  for (const n of [...next.nodes, ...next.handlers]) {
-    const line = nodeLine(before.get(n.name), n);
-    if (line) lines.push(line);
-  }
+  diffNodes(prev.nodes, next.nodes, lines);
+  diffNodes(prev.handlers, next.handlers, lines);
   return lines;
+}
+
+/**
+ * One driver's run log: lines are appended in order, after the current turn of the event loop, so the
+ * write is off the path from one step's end to the next step's start (several changes of one turn go
+ * out as one append). Write failures are ignored: the run log is informational.
+ */
+export class RunLogWriter {
+  private lines: string[] = [];
+  private pending: Promise<void> | undefined;
+
+  constructor(private readonly append: (text: string) => Promise<void>) {}
+
+  add(lines: string[]): void {
+    if (lines.length === 0) return;
+    this.lines.push(...lines);
+    this.pending ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.write());
+  }
+
+  /** Resolves once every line added so far is written. */
+  async flush(): Promise<void> {
+    while (this.pending) await this.pending;
+  }
+
+  private async write(): Promise<void> {
+    const text = this.lines.splice(0).join('\n');
+    this.pending = undefined;
+    await this.append(text).catch(() => undefined);
+  }
 }

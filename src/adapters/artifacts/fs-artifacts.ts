@@ -1,10 +1,10 @@
 /** The embedded ArtifactStore: logs, outputs.json and exec records under each run's directory. */
 import { mkdir, readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { ArtifactStore } from '../../core/ports/engine-ports.js';
 import type { RunKey, RunStore } from '../../core/ports/run-store.js';
-import { isNotFound, readHead, writeFileAtomic } from '../fs/atomic.js';
-import { appendFileSync } from 'node:fs';
+import { readHead, writeFileAtomic } from '../fs/atomic.js';
+import { Appender } from '../fs/appender.js';
 
 /** Node names become file names: anything but [A-Za-z0-9_.-] is replaced, and a hash keeps them distinct. */
 export function safeFileName(name: string): string {
@@ -16,6 +16,8 @@ export function safeFileName(name: string): string {
 }
 
 export class FsArtifactStore implements ArtifactStore {
+  private readonly runLogs = new Appender();
+
   constructor(private readonly store: Pick<RunStore, 'runDir'>) {}
 
   private attemptDir(key: RunKey, attemptId: string): string {
@@ -38,22 +40,16 @@ export class FsArtifactStore implements ArtifactStore {
     return join(this.attemptDir(key, attemptId), 'run.log');
   }
 
-  /** One timestamped line per line of text. */
   /**
-   * Synchronous on purpose: a small O_APPEND write costs less than the three thread-pool round trips
-   * of the async form, and the driver calls it on every state change.
+   * One timestamped line per line of text. Synchronous on purpose, through a descriptor kept open: one
+   * small O_APPEND write costs less than the thread-pool round trips of the async form, and the driver
+   * calls it on every state change.
    */
   async appendRunLog(key: RunKey, attemptId: string, text: string): Promise<void> {
     const path = this.runLogPath(key, attemptId);
     const at = new Date().toISOString();
     const body = text.split('\n').map((l) => `${at} ${l}\n`).join('');
-    try {
-      appendFileSync(path, body);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-      await mkdir(dirname(path), { recursive: true });
-      appendFileSync(path, body);
-    }
+    this.runLogs.append(path, body);
   }
 
   async writeOutputs(key: RunKey, attemptId: string, body: unknown): Promise<void> {

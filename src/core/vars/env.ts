@@ -40,9 +40,12 @@ function passesFilter(name: string): boolean {
   return SYSTEM_ENV_NAMES.includes(name) || SYSTEM_ENV_PREFIXES.some((p) => name.startsWith(p));
 }
 
-/** The part of the service's environment a step process receives (SPEC 2.7). */
-export function filterSystemEnv(env: SystemEnv): Record<string, string> {
-  return Object.fromEntries(definedEntries(env).filter(([name]) => passesFilter(name)));
+/** The part of the service's environment a step process receives (SPEC 2.7); once per environment object, as systemLayer. */
+const filtered = new WeakMap<SystemEnv, Readonly<Record<string, string>>>();
+export function filterSystemEnv(env: SystemEnv): Readonly<Record<string, string>> {
+  let out = filtered.get(env);
+  if (!out) filtered.set(env, (out = Object.fromEntries(definedEntries(env).filter(([name]) => passesFilter(name)))));
+  return out;
 }
 
 type Layer = ReadonlyMap<string, string>;
@@ -139,7 +142,7 @@ export async function buildStepEnv(input: StepEnvInput): Promise<Record<string, 
     toLayer(input.secrets),
   ];
   const below = chain(...[...layers].reverse(), system);
-  const step = await evaluateEntries(input.stepEnv, (soFar) => (n) => soFar.get(n) ?? below(n), input.runCommand);
+  const step = input.stepEnv.length > 0 ? await evaluateEntries(input.stepEnv, (soFar) => (n) => soFar.get(n) ?? below(n), input.runCommand) : [];
   return Object.fromEntries([
     ...Object.entries(filterSystemEnv(input.systemEnv)),
     ...layers.flatMap((l) => [...l]),
