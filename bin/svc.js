@@ -31,7 +31,8 @@ function loadBundle() {
     if (id.length > 1 && cache.subarray(0, id.length).toString('latin1') === id) cachedData = cache.subarray(id.length);
   } catch { /* no cache: compile */ }
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-    filename: BUNDLE, cachedData, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+    // import() from the bundle (only `server`, which never runs from it) needs Node >= 20.12 for this constant.
+    filename: BUNDLE, cachedData, importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const mod = { exports: {} };
   script.runInThisContext()(mod.exports, require, mod, BUNDLE, dirname(BUNDLE));

@@ -61,6 +61,16 @@ describe('bin/svc.js', () => {
     expect(r.stdout).toMatch(/succeeded/);
   });
 
+  test('a cache made from another bundle of the same length is not used (V8 itself would accept it)', () => {
+    const dir = install();
+    const bundle = join(dir, 'dist/svc-cli.cjs');
+    const body = (word: string) => `exports.main = async () => { process.stdout.write('${word}\\n'); return 0; };\n`;
+    writeFileSync(bundle, `// svc-cli build 11111111-1111-1111-1111-111111111111\n${body('first')}`);
+    expect(svc(dir, ['validate', 'ok.yaml'], { SVC_CODE_CACHE_OUT: join(dir, 'dist/svc-cli.cache') }).stdout).toBe('first\n');
+    writeFileSync(bundle, `// svc-cli build 22222222-2222-2222-2222-222222222222\n${body('other')}`);
+    expect(svc(dir, ['validate', 'ok.yaml']).stdout).toBe('other\n');
+  });
+
   test('SVC_CODE_CACHE_OUT (the build step) writes the cache of the bundle that ran, tagged with its build', () => {
     const dir = install();
     const out = join(dir, 'fresh.cache');

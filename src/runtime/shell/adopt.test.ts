@@ -70,8 +70,25 @@ describe('parseExecRecord', () => {
     expect(parseExecRecord(k('{"pid":0}\n3\n{"pid":12,"startTicks":"99","late":true}\n'), KEY)).toEqual({ pid: 12, startTicks: '99', exitCode: 3 });
     expect(parseExecRecord(k('{"pid":12,"startTicks":"99"}\n4'), KEY)).toEqual({ pid: 12, startTicks: '99' });
     // A multi-command step: the second command's start replaces the first's record.
-    expect(parseExecRecord(k('{"pid":12,"startTicks":"99"}\n0\n0\n{"pid":13}\n5\n'), KEY)).toEqual({ pid: 13, exitCode: 5 });
+    expect(parseExecRecord(k('{"pid":12,"cmd":0,"startTicks":"99"}\n0\n0\n{"pid":13,"cmd":1}\n5\n'), KEY)).toEqual({ pid: 13, cmd: 1, exitCode: 5 });
     expect(parseExecRecord(`${KEY}x {"pid":5}\nstep.01 7\n`, KEY)).toBeUndefined();
     expect(parseExecRecord(k('garbage\n{"pid":"x"}\n'), KEY)).toEqual({});
+  });
+});
+
+describe('RecordKeys', () => {
+  test('answers from what it read, and reads only what was appended since (a line still being written waits)', async () => {
+    const { RecordKeys } = await import('./records.js');
+    const dir = mkdtempSync(join(tmpdir(), 'svc-keys-'));
+    const f = join(dir, 'records');
+    const keys = new RecordKeys();
+    expect(keys.has(f, 'a.0')).toBe(false);
+    writeFileSync(f, 'a.0 {"pid":0}\nb.0 {"pi');
+    expect(keys.has(f, 'a.0')).toBe(true);
+    expect(keys.has(f, 'b.0')).toBe(false);
+    appendFileSync(f, 'd":0}\nc.0 1\n');
+    expect(keys.has(f, 'b.0')).toBe(true);
+    expect(keys.has(f, 'c.0')).toBe(true);
+    expect(keys.has(f, 'a.')).toBe(false);
   });
 });

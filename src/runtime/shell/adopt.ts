@@ -12,13 +12,14 @@ import { isProcessAlive, processStartTicks } from './liveness.js';
 const alive = (rec: ExecRecord): boolean =>
   rec.pid !== undefined && isProcessAlive(rec.pid) && (rec.startTicks === undefined || processStartTicks(rec.pid) === rec.startTicks);
 
-export async function adoptProcess(req: ExecRequest): Promise<RunningExec | undefined> {
+/** `cmd`: which command of the step was adopted (undefined for records that do not say). */
+export async function adoptProcess(req: ExecRequest): Promise<(RunningExec & { cmd?: number }) | undefined> {
   const rec = await readExecRecord(req.files.recordFile, req.files.recordKey);
   if (rec === undefined) return undefined;
-  // A live process first (the exit code is the latest started command's).
-  if (!alive(rec)) {
-    return rec.exitCode === undefined ? undefined : { result: Promise.resolve(fromCode(rec.exitCode)), signal: () => undefined };
-  }
+  // An exit code after the latest start is final (the pid may since belong to another process).
+  const cmd = rec.cmd !== undefined ? { cmd: rec.cmd } : {};
+  if (rec.exitCode !== undefined) return { result: Promise.resolve(fromCode(rec.exitCode)), signal: () => undefined, ...cmd };
+  if (!alive(rec)) return undefined;
   const pid = rec.pid!;
   let stopped: string | undefined;
   const result = new Promise<ExecResult>((resolve) => {
@@ -31,7 +32,7 @@ export async function adoptProcess(req: ExecRequest): Promise<RunningExec | unde
       });
     }, 200);
   });
-  return { result, signal: (sig) => { stopped = sig; killGroup(pid, sig); } };
+  return { result, signal: (sig) => { stopped = sig; killGroup(pid, sig); }, ...cmd };
 }
 
 /** 141 = killed by SIGPIPE: it wrote to the pipe of the engine that died; report it as interrupted so retryPolicy applies. */

@@ -8,7 +8,7 @@
  *
  * Protocol, engine -> server (stdin): frames of a 4-byte big-endian length and that many bytes, the
  * bytes being length-prefixed fields (pack 'N/a*'): id, cwd, stdout path, stderr path, exec-records
- * path ('' = none), the execution's key in it, argc, argv..., then the environment as NAME=value entries.
+ * path ('' = none), the execution's key in it, the command's index in the step, argc, argv..., then the environment as NAME=value entries.
  * Server -> engine (stdout), one line each:
  *   R                         ready
  *   S <id> <pid>              forked (the child appends its process line to the exec records, before exec)
@@ -38,19 +38,26 @@ for my $h ($sigr, $sigw) { my $f = fcntl($h, F_GETFL, 0); fcntl($h, F_SETFL, $f 
 $SIG{CHLD} = sub { syswrite($sigw, 'x') };
 my %ids;
 my ($spare, $sparew);
-sub reply {
-  my $l = join(' ', @_) . "\n";
+# All of $data to $fh, resuming after a signal (SIGCHLD interrupts a blocked write); false on an error.
+sub writeall {
+  my ($fh, $data) = @_;
   my $o = 0;
-  while ($o < length $l) { my $n = syswrite(STDOUT, $l, length($l) - $o, $o); exit 0 unless defined $n; $o += $n; }
+  while ($o < length $data) {
+    my $n = syswrite($fh, $data, length($data) - $o, $o);
+    if (!defined $n) { next if $! == POSIX::EINTR(); return 0; }
+    $o += $n;
+  }
+  return 1;
 }
+sub reply { writeall(\*STDOUT, join(' ', @_) . "\n") or exit 0 }
 sub oneline { my $s = shift; $s =~ s/[\r\n]+/ /g; return $s }
 sub reap {
   while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) {
     my $st = $?; my $req = delete $ids{$pid};
     if (!defined $req) { if (defined $spare && $pid == $spare) { undef $spare; close $sparew; } next; }
     my $sig = $st & 127;
-    reply('X', $req->[0], $sig ? -1 : ($st >> 8), $sig);
     appendcode($req->[1], $req->[2], $sig ? 128 + $sig : $st >> 8);
+    reply('X', $req->[0], $sig ? -1 : ($st >> 8), $sig);
   }
 }
 sub appendcode {
@@ -61,7 +68,7 @@ sub appendcode {
   close $x;
 }
 sub recordstart {
-  my ($path, $key) = @_;
+  my ($path, $key, $cmd) = @_;
   my $ticks = '';
   if (open(my $st, '<', '/proc/self/stat')) {
     my $l = <$st>; close $st;
@@ -69,8 +76,8 @@ sub recordstart {
   }
   sysopen(my $p, $path, O_WRONLY | O_CREAT | O_APPEND, 0666) or return;
   my @t = gmtime();
-  syswrite($p, sprintf('%s {"pid":%d,"startTicks":"%s","startedAt":"%04d-%02d-%02dT%02d:%02d:%02d.000Z"}' . "\n",
-    $key, $$, $ticks, $t[5] + 1900, $t[4] + 1, @t[3, 2, 1, 0]));
+  syswrite($p, sprintf('%s {"pid":%d,"cmd":%d,"startTicks":"%s","startedAt":"%04d-%02d-%02dT%02d:%02d:%02d.000Z"}' . "\n",
+    $key, $$, $cmd, $ticks, $t[5] + 1900, $t[4] + 1, @t[3, 2, 1, 0]));
   close $p;
 }
 # In a new child, what does not depend on its request.
@@ -80,31 +87,33 @@ sub detach {
   POSIX::setsid();
 }
 sub child {
-  my ($cwd, $out, $err, $recfile, $key, $argv, $env) = @_;
+  my ($cwd, $out, $err, $recfile, $key, $cmd, $argv, $env) = @_;
   my $e;
   my $fail = sub {
     my $msg = "svc: $_[0]\n";
     if ($e) { syswrite($e, $msg) } elsif (sysopen(my $l, $err, O_WRONLY | O_CREAT | O_APPEND, 0666)) { syswrite($l, $msg) }
     POSIX::_exit(127);
   };
+  # First, so that whatever fails below is recorded under this command's start.
+  recordstart($recfile, $key, $cmd) if $recfile ne '';
   sysopen(my $i, '/dev/null', O_RDONLY) or $fail->("open /dev/null: $!");
   sysopen(my $o, $out, O_WRONLY | O_CREAT | O_APPEND, 0666) or $fail->("open $out: $!");
   $e = $o;
   if ($err ne $out) { undef $e; sysopen($e, $err, O_WRONLY | O_CREAT | O_APPEND, 0666) or $fail->("open $err: $!"); }
   chdir($cwd) or $fail->("chdir $cwd: $!");
   POSIX::dup2(fileno($i), 0); POSIX::dup2(fileno($o), 1); POSIX::dup2(fileno($e), 2);
-  recordstart($recfile, $key) if $recfile ne '';
   %ENV = map { my $k = index($_, '='); (substr($_, 0, $k) => substr($_, $k + 1)) } @$env;
   { no warnings 'exec'; exec { $argv->[0] } @$argv; }
   $fail->("$argv->[0]: $!");
 }
 # A request's fields after its id: run it in this (detached) child.
 sub run {
-  my ($cwd, $out, $err, $recfile, $key, $argc, @rest) = @_;
+  my ($cwd, $out, $err, $recfile, $key, $cmd, $argc, @rest) = @_;
   my @argv = splice(@rest, 0, $argc);
-  child($cwd, $out, $err, $recfile, $key, \@argv, \@rest);
+  child($cwd, $out, $err, $recfile, $key, $cmd, \@argv, \@rest);
 }
-# The spare: forked and detached ahead, it reads one request from its pipe (to its end) and runs it.
+# The spare: forked and detached ahead, it reads one frame from its pipe (to its end) and runs it; a frame
+# shorter than its length says (the server died or gave up part-way) is never run.
 sub forkspare {
   pipe(my $r, my $w) or return;
   my $pid = fork();
@@ -113,21 +122,27 @@ sub forkspare {
     close $w; close $sparew if defined $sparew;
     detach();
     my $f = '';
-    while (sysread($r, $f, 65536, length $f)) {}
-    POSIX::_exit(0) if $f eq '';
-    my (undef, @req) = unpack('(N/a*)*', $f);
+    for (;;) {
+      my $n = sysread($r, $f, 65536, length $f);
+      next if !defined $n && $! == POSIX::EINTR();
+      last unless $n;
+    }
+    POSIX::_exit(0) unless length($f) >= 4 && unpack('N', $f) == length($f) - 4;
+    my (undef, @req) = unpack('(N/a*)*', substr($f, 4));
     run(@req);
   }
   close $r;
   ($spare, $sparew) = ($pid, $w);
 }
+# The frame to the spare, its length first; a spare that could not take all of it is killed, never left to run.
 sub handover {
   my ($frame) = @_;
-  my $o = 0;
-  while ($o < length $frame) { my $n = syswrite($sparew, $frame, length($frame) - $o, $o); last unless defined $n; $o += $n; }
+  my $ok = writeall($sparew, pack('N', length $frame) . $frame);
   close $sparew;
   my $pid = $spare; undef $spare;
-  return $o == length $frame ? $pid : undef;
+  return $pid if $ok;
+  kill 'KILL', $pid;
+  return undef;
 }
 sub start {
   my ($frame) = @_;

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecRequest } from '../../core/ports/executor.js';
@@ -41,7 +41,7 @@ function run(server: ForkServer, req: ForkRequest, onSpawn?: (pid: number) => vo
 }
 
 function forkRequest(dir: string, argv: string[], extra: Partial<ForkRequest> = {}): ForkRequest {
-  return { argv, cwd: dir, env: { PATH: '/usr/bin:/bin', ONLY: 'this' }, stdout: join(dir, 'out.log'), stderr: join(dir, 'err.log'), recordFile: join(dir, 'records'), recordKey: 'step.0', ...extra };
+  return { argv, cwd: dir, env: { PATH: '/usr/bin:/bin', ONLY: 'this' }, stdout: join(dir, 'out.log'), stderr: join(dir, 'err.log'), recordFile: join(dir, 'records'), recordKey: 'step.0', commandIndex: 0, ...extra };
 }
 
 maybe('ForkServer', () => {
@@ -107,7 +107,7 @@ maybe('ForkServer', () => {
     throw new Error(`no single spare: ${spares().join(',')}`);
   };
 
-  test('a request runs in the spare child forked ahead of it; a spare that died is replaced by a plain fork', async () => {
+  test('a request runs in the spare child forked ahead of it; a spare that died is replaced', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-fork-'));
     await run(server, forkRequest(dir, ['/bin/true']));
     const spare = await oneSpare();
@@ -115,10 +115,31 @@ maybe('ForkServer', () => {
     expect(r).toMatchObject({ pid: spare, code: 5 });
     const next = await oneSpare();
     process.kill(next, 'SIGKILL');
+    // Once the helper has reaped it, a new spare takes its place (a request handed to a spare that is
+    // being killed is reported killed, as any command killed by a signal).
+    for (let i = 0; i < 200 && (spares()[0] ?? next) === next; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(await oneSpare()).not.toBe(next);
     const again = await run(server, forkRequest(dir, ['/bin/sh', '-c', 'echo $$; exit 6'], { stdout: join(dir, 'again.out') }));
     expect(again.code).toBe(6);
     expect(again.pid).not.toBe(next);
     expect(readFileSync(join(dir, 'again.out'), 'utf8')).toBe(`${again.pid}\n`);
+  });
+
+  test('a request larger than a pipe holds, handed over while other children exit, runs exactly once and whole', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-fork-'));
+    // Six variables of 100 kB (one string may not exceed 128 kB in exec): a frame of ~600 kB.
+    const bigEnv = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`BIG${i}`, 'x'.repeat(100_000)]));
+    const count = join(dir, 'count');
+    const ROUNDS = 40;
+    for (let round = 0; round < ROUNDS; round++) {
+      // Children exiting all through the handover: each exit is a SIGCHLD that interrupts a blocked write
+    // (before writes resumed after EINTR, about one run in two of this test saw a command run twice).
+      const churn = Array.from({ length: 30 }, (_, i) => run(server, forkRequest(dir, ['/bin/sleep', `0.0${i % 10}`], { recordFile: '' })));
+      const r = await run(server, forkRequest(dir, ['/bin/sh', '-c', `echo "${round} \${#BIG0} \${#BIG5}" >> ${count}`], { env: { PATH: '/usr/bin:/bin', ...bigEnv }, recordFile: '' }));
+      await Promise.all(churn);
+      expect(r.code).toBe(0);
+    }
+    expect(readFileSync(count, 'utf8')).toBe(Array.from({ length: ROUNDS }, (_, i) => `${i} 100000 100000\n`).join(''));
   });
 
   test('a helper started ahead (warm) and never used does not keep the process alive', () => {
@@ -152,9 +173,13 @@ maybe('ProcessExecutor when the fork server dies', () => {
   });
 });
 
-/** The Node path appends the pid line after spawn, possibly after the command already ended. */
+/** Until the record has both the process and its exit code. */
 async function eventuallyRecorded(recordFile: string, key = 'step.0'): Promise<void> {
-  for (let i = 0; i < 100 && !record(recordFile, key)?.pid; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 100; i++) {
+    const r = record(recordFile, key);
+    if (r?.pid && r.exitCode !== undefined) return;
+    await new Promise((res) => setTimeout(res, 10));
+  }
 }
 
 function execRequest(dir: string, command: string, over: Partial<ExecRequest> = {}): ExecRequest {
@@ -193,6 +218,22 @@ describe.each(modes)('ProcessExecutor (%s)', (_mode, make) => {
     const text = readFileSync(join(dir, 'records'), 'utf8');
     for (let i = 0; i < 20; i++) expect(parseExecRecord(text, `s${i}.0`)).toMatchObject({ pid: expect.any(Number), exitCode: i });
     expect(text.split('\n').filter(Boolean).every((l) => /^s\d+\.0 (\d+|\{.*\})$/.test(l))).toBe(true);
+  });
+
+  test('adopting a multi-command step whose engine died between commands runs the commands after the adopted one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
+    const f = join(dir, 'ran');
+    const req = execRequest(dir, 'x', { capture: false, commands: [`echo one >> ${f}`, `echo two >> ${f}`, `echo three >> ${f}; exit 3`] });
+    // Command 0 started and ended with 0 under the engine that died; its process is long gone.
+    writeFileSync(join(dir, 'records'), 'step.0 {"pid":999999999,"cmd":0,"startTicks":"1"}\nstep.0 0\n');
+    writeFileSync(f, 'one\n');
+    const adopted = await executor.adopt(req);
+    await expect(adopted!.result).resolves.toMatchObject({ exitCode: 3 });
+    expect(readFileSync(f, 'utf8')).toBe('one\ntwo\nthree\n');
+    expect(record(join(dir, 'records'))).toMatchObject({ cmd: 2, exitCode: 3 });
+    // The last command's outcome is final: nothing runs again.
+    await expect((await executor.adopt(req))!.result).resolves.toMatchObject({ exitCode: 3 });
+    expect(readFileSync(f, 'utf8')).toBe('one\ntwo\nthree\n');
   });
 
   test('a command that sets its own EXIT trap still has its exit code recorded', async () => {

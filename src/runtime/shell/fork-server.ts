@@ -18,6 +18,8 @@ export interface ForkRequest {
   /** The exec records file the child appends its `<key> {pid, startTicks, startedAt}` line to before exec ('' = none). */
   recordFile: string;
   recordKey: string;
+  /** Which command of the step this is, for its process line. */
+  commandIndex: number;
 }
 
 export interface ForkHandlers {
@@ -147,7 +149,7 @@ function send(child: ChildProcess, frame: Buffer): void {
 
 /** One frame: the total length, then each field as its byte length and bytes (one allocation). */
 export function encodeRequest(id: string, r: ForkRequest): Buffer {
-  const fields = [id, r.cwd, r.stdout, r.stderr, r.recordFile, r.recordKey, String(r.argv.length), ...r.argv];
+  const fields = [id, r.cwd, r.stdout, r.stderr, r.recordFile, r.recordKey, String(r.commandIndex), String(r.argv.length), ...r.argv];
   for (const k in r.env) fields.push(`${k}=${r.env[k]}`);
   let size = 4;
   for (const f of fields) size += 4 + Buffer.byteLength(f);

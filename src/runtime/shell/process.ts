@@ -6,15 +6,15 @@
  * appends) lets a restarted engine adopt an execution still running or read how it ended.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFile, chmod, mkdir, rm, writeFile } from 'node:fs/promises';
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ExecRequest, RunningExec, StepExecutor } from '../../core/ports/executor.js';
 import { isShLike } from '../../core/shell.js';
 import type { ExecResult } from '../../core/run/state.js';
 import { commandArgvs } from './argv.js';
 import { adoptProcess } from './adopt.js';
-import { codeLine, killGroup, parseExecRecord, processLine, signalNumber } from './records.js';
+import { codeLine, killGroup, processLine, RecordKeys, signalNumber } from './records.js';
 import { processStartTicks } from './liveness.js';
 import type { Capture } from './sink.js';
 import { stepOutputs, type StepOutputs } from './outputs.js';
@@ -53,15 +53,30 @@ export interface ProcessExecutorOptions {
 export class ProcessExecutor implements StepExecutor {
   constructor(private readonly opts: ProcessExecutorOptions = {}) {}
 
+  private readonly recorded = new RecordKeys();
+
   /** The exec record is written before the command runs (by the child itself under the fork server). */
   started(req: ExecRequest): boolean {
-    let text: string;
-    try { text = readFileSync(req.files.recordFile, 'utf8'); } catch { return false; }
-    return parseExecRecord(text, req.files.recordKey) !== undefined;
+    return this.recorded.has(req.files.recordFile, req.files.recordKey);
   }
 
-  adopt(req: ExecRequest): Promise<RunningExec | undefined> {
-    return adoptProcess(req);
+  /**
+   * The outcome of an execution a previous engine started. A multi-command step whose engine died between
+   * two of its commands is not over when the adopted command succeeded: the commands after it run now.
+   */
+  async adopt(req: ExecRequest): Promise<RunningExec | undefined> {
+    const adopted = await adoptProcess(req);
+    const total = req.script !== undefined ? 1 : req.commands.length;
+    if (!adopted || adopted.cmd === undefined || adopted.cmd >= total - 1) return adopted;
+    const state: Live = { pid: 0, stopped: undefined, timedOut: false };
+    let signal = adopted.signal;
+    const next = adopted.cmd + 1;
+    const result = adopted.result.then((r) => {
+      if (r.exitCode !== 0 || r.signal || state.stopped) return r;
+      signal = (sig) => sendSignal(state, sig);
+      return runAll(req, state, this.opts.forkServer, next);
+    });
+    return { result, signal: (sig) => { state.stopped = sig; signal(sig); } };
   }
 
   start(req: ExecRequest): RunningExec {
@@ -83,7 +98,8 @@ function sendSignal(state: Live, sig: string): void {
   if (state.pid > 0) killGroup(state.pid, sig);
 }
 
-async function runAll(req: ExecRequest, state: Live, server: ForkServer | undefined): Promise<ExecResult> {
+/** Runs the step's commands from `from` on, stopping at the first failure. */
+async function runAll(req: ExecRequest, state: Live, server: ForkServer | undefined, from = 0): Promise<ExecResult> {
   prepareDirs(req);
   const scriptFile = req.script !== undefined ? await writeScript(req) : undefined;
   const outputs = stepOutputs(req);
@@ -92,9 +108,10 @@ async function runAll(req: ExecRequest, state: Live, server: ForkServer | undefi
   let signal: string | undefined;
   let capture: Capture | undefined;
   try {
-    for (const argv of commandArgvs(req, scriptFile)) {
+    const argvs = commandArgvs(req, scriptFile);
+    for (let i = from; i < argvs.length; i++) {
       if (state.stopped) break;
-      ({ code, signal } = await runOne(req, argv, { outputs, state, deadline, server }));
+      ({ code, signal } = await runOne(req, argvs[i]!, i, { outputs, state, deadline, server }));
       if (code !== 0 || signal) break;
     }
   } finally {
@@ -118,18 +135,18 @@ function toResult(req: ExecRequest, code: number, signal: string | undefined, ti
 
 interface RunCtx { outputs: StepOutputs; state: Live; deadline: number; server: ForkServer | undefined }
 
-function runOne(req: ExecRequest, argv: string[], ctx: RunCtx): Promise<Exit> {
+function runOne(req: ExecRequest, argv: string[], index: number, ctx: RunCtx): Promise<Exit> {
   const direct = ctx.outputs.direct();
   const full = recordingArgv(argv, req.files);
   if (direct && ctx.server?.available() && !hasNul(full, req)) {
-    return runForked(ctx.server, { argv: full, cwd: req.workingDir, env: req.env, ...direct, recordFile: req.files.recordFile, recordKey: req.files.recordKey }, {
+    return runForked(ctx.server, { argv: full, cwd: req.workingDir, env: req.env, ...direct, recordFile: req.files.recordFile, recordKey: req.files.recordKey, commandIndex: index }, {
       started: (pid) => onStarted(ctx, pid),
       note: (text) => ctx.outputs.note(text),
-      fallback: () => runSpawned(req, full, ctx),
+      fallback: () => runSpawned(req, full, index, ctx),
       adopt: () => adoptProcess(req),
     });
   }
-  return runSpawned(req, full, ctx);
+  return runSpawned(req, full, index, ctx);
 }
 
 /** A NUL byte cannot cross exec: Node's spawn rejects it with a clear error, so such a command takes that path. */
@@ -149,19 +166,26 @@ function onStarted(ctx: RunCtx, pid: number): () => void {
   };
 }
 
-function runSpawned(req: ExecRequest, full: string[], ctx: RunCtx): Promise<Exit> {
+function runSpawned(req: ExecRequest, full: string[], cmd: number, ctx: RunCtx): Promise<Exit> {
   return new Promise((resolve) => {
     const [file, ...rest] = full;
     let child: ChildProcess;
     try {
       // Recorded before it runs (see StepExecutor.started); the pid follows once it is known.
-      appendFileSync(req.files.recordFile, processLine(req.files.recordKey, { pid: 0 }));
+      appendFileSync(req.files.recordFile, processLine(req.files.recordKey, { pid: 0, cmd }));
       child = spawn(file!, rest, { cwd: req.workingDir, env: req.env, detached: true, stdio: ctx.outputs.stdio() });
     } catch (e) {
       // Invalid arguments (a NUL byte in the environment, ...) throw synchronously: a failed step, never a crash.
       ctx.outputs.abandon();
       ctx.outputs.note(`cannot start the step: ${e instanceof Error ? e.message : String(e)}\n`);
       return resolve({ code: 127 });
+    }
+    // The pid is known once spawn() returns: recorded at once, so a crash from here on can adopt it
+    // (appended: the command's exit trap may already have appended its code).
+    if (child.pid) {
+      try {
+        appendFileSync(req.files.recordFile, processLine(req.files.recordKey, { pid: child.pid, cmd, startTicks: processStartTicks(child.pid), startedAt: new Date().toISOString(), late: true }));
+      } catch { /* record gone: the run's files were removed */ }
     }
     let disarm = (): void => undefined;
     const written = ctx.outputs.attach(child);
@@ -170,10 +194,7 @@ function runSpawned(req: ExecRequest, full: string[], ctx: RunCtx): Promise<Exit
       resolve({ code: 127 });
     });
     child.on('spawn', () => {
-      const pid = child.pid ?? 0;
-      // Appended: the command's exit trap may already have appended its code.
-      void appendFile(req.files.recordFile, processLine(req.files.recordKey, { pid, startTicks: processStartTicks(pid), startedAt: new Date().toISOString(), late: true })).catch(() => undefined);
-      disarm = onStarted(ctx, pid);
+      disarm = onStarted(ctx, child.pid ?? 0);
     });
     child.on('close', (code, sig) => {
       disarm();
@@ -189,7 +210,7 @@ function runSpawned(req: ExecRequest, full: string[], ctx: RunCtx): Promise<Exit
 const made = new Set<string>();
 
 /**
- * Exec records are unique per (attempt, node, execution), so no stale exit file can exist: nothing to remove.
+ * Exec record keys are unique per (attempt, node, execution), so no stale line can exist: nothing to remove.
  * Synchronous: a directory that exists costs one mkdir(2) and one stat(2), far less than a thread-pool
  * round trip; the working directory is checked every time (a step may have removed it).
  */
