@@ -28,7 +28,20 @@ const serverCommand: Command = async (ctx, args) => (await import('./server.js')
 
 const COMMANDS: Record<string, Command> = { server: serverCommand, start: startCommand, status: statusCommand, outputs: outputsCommand, stop: stopCommand, retry: retryCommand, resume: resumeCommand, validate: validateCommand, dry: dryCommand };
 
-export async function main(argv: string[], io: CliIO = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) }): Promise<number> {
+/**
+ * The process's own streams. A reader that goes away (`svc status ... | head`) ends the output, not the
+ * process: a foreground run carries on without its progress display.
+ */
+function processIO(): CliIO {
+  let gone = false;
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    gone = true;
+  });
+  return { out: (s) => { if (!gone) process.stdout.write(s); }, err: (s) => process.stderr.write(s) };
+}
+
+export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
   const [name, ...rest] = argv;
   const cmd = name ? COMMANDS[name] : undefined;
   if (!cmd) {
