@@ -16,6 +16,10 @@ describe('run control: stop, crash takeover, retry', () => {
     await exited;
   }
 
+  /** `steps:` of s1..sN, each appending its name to `file`; `after` adds shell text to a step's command. */
+  const echoSteps = (count: number, file: string, after: Record<string, string> = {}): string =>
+    `steps:\n${Array.from({ length: count }, (_, i) => `s${i + 1}`).map((n) => `  - name: ${n}\n    command: echo ${n} >> ${file}${after[n] ? `; ${after[n]}` : ''}\n`).join('')}`;
+
   /** The attempt directories of a run (exec records live under <attempt>/exec). */
   const attemptDirs = (dag: string, runId: string): string[] =>
     readdirSync(`${sb.dataDir}/runs/${dag}/${runId}/attempts`).map((a) => `${sb.dataDir}/runs/${dag}/${runId}/attempts/${a}`);
@@ -81,8 +85,7 @@ steps:
   });
 
   test.each([5, 17, 29])('kill -9 at any point of a fast chain (after s%i starts): resume runs every step exactly once', async (k) => {
-    const steps = Array.from({ length: 40 }, (_, i) => `  - name: s${i + 1}\n    command: echo s${i + 1} >> ran-${k}.txt`).join('\n');
-    const f = sb.dag(`fastchain${k}`, `type: chain\nsteps:\n${steps}\n`);
+    const f = sb.dag(`fastchain${k}`, `type: chain\n${echoSteps(40, `ran-${k}.txt`)}`);
     const child = sb.spawn(['start', f, '--run-id', `fc${k}`]);
     const exited = collect(child);
     await new Promise<void>((resolve) => {
@@ -108,19 +111,7 @@ steps:
   test('a saved status that lags behind the steps (written behind when the engine died): resume runs nothing twice', async () => {
     // s2 copies the status as saved while it runs: at most s2 running, s3..s5 not started. Putting that
     // copy back after the run is the state a crash leaves when the newest writes were still in flight.
-    const f = sb.dag('lagging', `
-steps:
-  - name: s1
-    command: echo s1 >> lag.txt
-  - name: s2
-    command: echo s2 >> lag.txt; ${copyWhenSaved('lagging', 'lag-status.json')}
-  - name: s3
-    command: echo s3 >> lag.txt
-  - name: s4
-    command: echo s4 >> lag.txt
-  - name: s5
-    command: echo s5 >> lag.txt
-`);
+    const f = sb.dag('lagging', echoSteps(5, 'lag.txt', { s2: copyWhenSaved('lagging', 'lag-status.json') }));
     expect((await sb.run(['start', f, '--run-id', 'lag1'])).code).toBe(0);
     const lagging = readFileSync(`${sb.dagsDir}/lag-status.json`, 'utf8');
     expect(JSON.parse(lagging).status.run.nodes.map((n: any) => n.status)).toEqual([4, 1, 0, 0, 0]);
@@ -132,13 +123,7 @@ steps:
   });
 
   test('a step saved as running whose start was never recorded (the engine died first) is started on resume', async () => {
-    const f = sb.dag('unstarted', `
-steps:
-  - name: s1
-    command: echo s1 >> unstarted.txt
-  - name: s2
-    command: echo s2 >> unstarted.txt; ${copyWhenSaved('unstarted', 'unstarted-status.json')}
-`);
+    const f = sb.dag('unstarted', echoSteps(2, 'unstarted.txt', { s2: copyWhenSaved('unstarted', 'unstarted-status.json') }));
     expect((await sb.run(['start', f, '--run-id', 'un1'])).code).toBe(0);
     // Back to "s2 running" with no trace of s2 ever starting: its records and its output removed.
     writeFileSync(`${sb.dataDir}/runs/unstarted/un1/status.json`, readFileSync(`${sb.dagsDir}/unstarted-status.json`));
