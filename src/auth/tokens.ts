@@ -43,5 +43,3 @@ export class TokenIssuer {
     }
   }
 }
-
-/** Whether a bearer credential has the shape of a JWT (three base64url parts). */

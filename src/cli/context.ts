@@ -23,7 +23,7 @@ export interface CliContext {
 /** `onState`: the progress display of a command that runs steps in this process (start, retry, resume). */
 export function cliContext(io: CliIO, onState?: (run: DagRunResource) => void): CliContext {
   const config = loadConfig();
-  const deps = embeddedDeps(config, consoleLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, io.err), onState ? { onState } : {}, !!onState);
+  const deps = embeddedDeps(config, consoleLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, io.err), onState ? { onState } : {});
   return { config, deps, runs: new RunService(deps), io };
 }
 

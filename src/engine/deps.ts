@@ -37,3 +37,9 @@ export interface EngineDeps {
    */
   onState?: (run: DagRunResource) => void;
 }
+
+/** This process as a run's driver, from now (so a crash can be detected and the run taken over). */
+export function driverRecord(deps: Pick<EngineDeps, 'self' | 'clock'>): NonNullable<DagRunResource['status']['driver']> {
+  const { pid, host, instance } = deps.self;
+  return { pid, host, instance, startedAt: new Date(deps.clock.now()).toISOString() };
+}

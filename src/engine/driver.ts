@@ -12,7 +12,7 @@ import { RunStatus, isRunTerminal } from '../core/run/status.js';
 import type { RunKey } from '../core/ports/run-store.js';
 import type { DagRunResource } from '../core/resources.js';
 import { NotFoundError } from '../core/errors.js';
-import type { EngineDeps } from './deps.js';
+import { driverRecord, type EngineDeps } from './deps.js';
 import { EffectApplier } from './effects.js';
 import { prepareRunContext } from './run-context.js';
 import { RunLogWriter, runLogLines } from './run-log.js';
@@ -28,7 +28,7 @@ export class RunDriver {
     if (isRunTerminal(run.status.run.status)) return run;
     const writer = new StatusWriter(this.deps, run);
     // This process becomes the run's driver with its first save (no separate write), made durable at once.
-    const driver = this.driverRecord();
+    const driver = driverRecord(this.deps);
     let ctx;
     try {
       ctx = await prepareRunContext(run, this.deps);
@@ -69,12 +69,6 @@ export class RunDriver {
     }
     await runLog.flush();
     return writer.flush();
-  }
-
-  /** This process as the run's driver (so a crash can be detected and taken over). */
-  private driverRecord(): Driver {
-    const { pid, host, instance } = this.deps.self;
-    return { pid, host, instance, startedAt: new Date(this.deps.clock.now()).toISOString() };
   }
 
   /** A run that cannot even start (a secret that cannot be read, ...) fails with the reason. */

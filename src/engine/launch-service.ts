@@ -11,7 +11,7 @@ import { DomainError } from '../core/errors.js';
 import type { LoadedDag } from '../core/ports/engine-ports.js';
 import type { RunKey } from '../core/ports/run-store.js';
 import { isSafeDagName, type DagRunResource } from '../core/resources.js';
-import { RunStatus, isRunTerminal } from '../core/run/status.js';
+import { RunStatus, isRunActive, isRunTerminal } from '../core/run/status.js';
 import { dagNameProblem } from '../core/spec/names.js';
 import type { EngineDeps } from './deps.js';
 import type { Launched, LaunchOptions, RunLauncher } from './launcher.js';
@@ -110,7 +110,7 @@ export class LaunchService implements RunLauncher {
       if (this.isDriving(runKeyOf(run))) continue;
       const d = run.status.driver;
       const dead = d ? this.runs.driverGone(run) : clock.now() - Date.parse(run.metadata.creationTimestamp) > UNCLAIMED_MS;
-      if (this.runs.isOrphaned(run)) this.drive(runKeyOf(run), 'resume');
+      if (d && dead && isRunActive(run.status.run.status)) this.drive(runKeyOf(run), 'resume');
       else if (run.status.run.status === RunStatus.NotStarted && dead) this.drive(runKeyOf(run));
       else continue;
       n += 1;

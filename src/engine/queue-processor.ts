@@ -13,7 +13,7 @@ import { ConflictError } from '../core/errors.js';
 import type { RunKey } from '../core/ports/run-store.js';
 import type { DagRunResource } from '../core/resources.js';
 import { RunStatus, isRunTerminal } from '../core/run/status.js';
-import type { EngineDeps } from './deps.js';
+import { driverRecord, type EngineDeps } from './deps.js';
 import type { LaunchService } from './launch-service.js';
 import { runKeyOf } from '../core/ports/run-store.js';
 
@@ -161,10 +161,9 @@ export class QueueProcessor {
       else e.queued = false;
       return false;
     }
-    const { pid, host, instance } = this.deps.self;
     try {
       await this.deps.store.updateStatus(e.key, run.metadata.resourceVersion, {
-        ...run.status, driver: { pid, host, instance, startedAt: new Date(this.deps.clock.now()).toISOString() },
+        ...run.status, driver: driverRecord(this.deps),
       });
     } catch (err) {
       if (err instanceof ConflictError) return false;

@@ -43,7 +43,7 @@ export class RunControl {
     return this.changed(await updateStatus(this.deps.store, await this.runs.get(key), {
       build: (run) => {
         const d = run.status.driver;
-        const starting = d && d.host === this.deps.self.host && this.deps.self.isAlive(d.pid);
+        const starting = d && d.host === this.deps.self.host && !this.runs.driverGone(run);
         if (run.status.run.status !== RunStatus.Queued || starting) {
           throw new NotFoundError(`dag-run ${run.spec.dagRunId} of DAG ${run.spec.dagName} is not in the queue`);
         }

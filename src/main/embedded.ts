@@ -21,11 +21,11 @@ export const timeIds = (now: () => number): IdGen => ({
   next: () => `${now().toString(16).padStart(12, '0')}${randomBytes(8).toString('hex')}`,
 });
 
-/** `runsSteps`: this process is about to run steps (a foreground start): the fork server starts at once. */
-export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<EngineDeps, 'onChange' | 'onState'> = {}, runsSteps = false): EngineDeps {
+/** With `onState` (a foreground run's progress display) steps run at once: the fork server starts now. */
+export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<EngineDeps, 'onChange' | 'onState'> = {}): EngineDeps {
   const store = new LocalRunStore({ dataDir: config.dataDir });
   const forkServer = config.forkServer ? new ForkServer({ path: config.systemEnv.PATH }) : undefined;
-  if (runsSteps) forkServer?.warm();
+  if (hooks.onState) forkServer?.warm();
   const shell = new ProcessExecutor(forkServer ? { forkServer } : {});
   const clock = { now: () => Date.now() };
   return {

@@ -40,25 +40,28 @@ function passesFilter(name: string): boolean {
   return SYSTEM_ENV_NAMES.includes(name) || SYSTEM_ENV_PREFIXES.some((p) => name.startsWith(p));
 }
 
-/** The part of the service's environment a step process receives (SPEC 2.7); once per environment object, as systemLayer. */
-const filtered = new WeakMap<SystemEnv, Readonly<Record<string, string>>>();
-export function filterSystemEnv(env: SystemEnv): Readonly<Record<string, string>> {
-  let out = filtered.get(env);
-  if (!out) filtered.set(env, (out = Object.fromEntries(definedEntries(env).filter(([name]) => passesFilter(name)))));
-  return out;
-}
-
 type Layer = ReadonlyMap<string, string>;
 
 /**
- * The system environment as a layer, built once per environment object: the engine passes the same
+ * What a system environment gives, worked out once per environment object: the engine passes the same
  * (never mutated) object for every step, and every step and every expansion looks names up in it.
+ * `layer`: every variable, for expansion; `passed`: the ones a step process receives (SPEC 2.7).
  */
-const systemLayers = new WeakMap<SystemEnv, Layer>();
-function systemLayer(env: SystemEnv): Layer {
-  let layer = systemLayers.get(env);
-  if (!layer) systemLayers.set(env, (layer = new Map(definedEntries(env))));
-  return layer;
+interface SystemView { layer: Layer; passed: ReadonlyArray<readonly [string, string]> }
+const views = new WeakMap<SystemEnv, SystemView>();
+function systemView(env: SystemEnv): SystemView {
+  let view = views.get(env);
+  if (!view) {
+    const all = definedEntries(env);
+    views.set(env, (view = { layer: new Map(all), passed: all.filter(([name]) => passesFilter(name)) }));
+  }
+  return view;
+}
+const systemLayer = (env: SystemEnv): Layer => systemView(env).layer;
+
+/** The part of the service's environment a step process receives (SPEC 2.7). */
+export function filterSystemEnv(env: SystemEnv): Record<string, string> {
+  return Object.fromEntries(systemView(env).passed);
 }
 
 const toLayer = (entries: EnvEntry[]): Layer => new Map(entries.map((e) => [e.name, e.value]));
@@ -144,7 +147,7 @@ export async function buildStepEnv(input: StepEnvInput): Promise<Record<string, 
   const below = chain(...[...layers].reverse(), system);
   const step = input.stepEnv.length > 0 ? await evaluateEntries(input.stepEnv, (soFar) => (n) => soFar.get(n) ?? below(n), input.runCommand) : [];
   return Object.fromEntries([
-    ...Object.entries(filterSystemEnv(input.systemEnv)),
+    ...systemView(input.systemEnv).passed,
     ...layers.flatMap((l) => [...l]),
     ...step.map((e): [string, string] => [e.name, e.value]),
   ]);

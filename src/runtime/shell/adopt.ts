@@ -6,11 +6,10 @@
 import type { ExecRequest, RunningExec } from '../../core/ports/executor.js';
 import type { ExecResult } from '../../core/run/state.js';
 import { killGroup, readExecRecord, type ExecRecord } from './records.js';
-import { isProcessAlive, processStartTicks } from './liveness.js';
+import { isProcessAlive } from './liveness.js';
 
 /** Alive and still the same process (a pid reused by another process after a crash is not the step). */
-const alive = (rec: ExecRecord): boolean =>
-  rec.pid !== undefined && isProcessAlive(rec.pid) && (rec.startTicks === undefined || processStartTicks(rec.pid) === rec.startTicks);
+const alive = (rec: ExecRecord): boolean => rec.pid !== undefined && isProcessAlive(rec.pid, rec.startTicks);
 
 /** `cmd`: which command of the step was adopted (undefined for records that do not say). */
 export async function adoptProcess(req: ExecRequest): Promise<(RunningExec & { cmd?: number }) | undefined> {

@@ -148,7 +148,7 @@ function send(child: ChildProcess, frame: Buffer): void {
 }
 
 /** One frame: the total length, then each field as its byte length and bytes (one allocation). */
-export function encodeRequest(id: string, r: ForkRequest): Buffer {
+function encodeRequest(id: string, r: ForkRequest): Buffer {
   const fields = [id, r.cwd, r.stdout, r.stderr, r.recordFile, r.recordKey, String(r.commandIndex), String(r.argv.length), ...r.argv];
   for (const k in r.env) fields.push(`${k}=${r.env[k]}`);
   let size = 4;

@@ -3,23 +3,17 @@ import { readFileSync } from 'node:fs';
 /**
  * Whether a process id is alive (signal 0 probes without sending anything). A zombie (killed, not yet
  * reaped by its parent) answers signal 0 but runs nothing: on Linux its /proc state `Z` counts as dead.
+ * `startTicks`: alive only if it is still that process (a pid reused after a crash is not the step).
  */
-export function isProcessAlive(pid: number): boolean {
+export function isProcessAlive(pid: number, startTicks?: string): boolean {
   try {
     process.kill(pid, 0);
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
-  return !isZombie(pid);
-}
-
-function isZombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
-  } catch {
-    return false;
-  }
+  const stat = procStat(pid);
+  if (!stat) return true; // no /proc: signal 0 is all there is
+  return stat[0] !== 'Z' && (startTicks === undefined || stat[19] === startTicks);
 }
 
 /**
@@ -28,9 +22,14 @@ function isZombie(pid: number): boolean {
  * Undefined where /proc is not available.
  */
 export function processStartTicks(pid: number): string | undefined {
+  return procStat(pid)?.[19];
+}
+
+/** The fields of /proc/<pid>/stat after the command name (state first). */
+function procStat(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }

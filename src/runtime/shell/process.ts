@@ -109,9 +109,10 @@ async function runAll(req: ExecRequest, state: Live, server: ForkServer | undefi
   let capture: Capture | undefined;
   try {
     const argvs = commandArgvs(req, scriptFile);
+    const ctx: RunCtx = { outputs, state, deadline, server, execSafe: execSafe(req) };
     for (let i = from; i < argvs.length; i++) {
       if (state.stopped) break;
-      ({ code, signal } = await runOne(req, argvs[i]!, i, { outputs, state, deadline, server }));
+      ({ code, signal } = await runOne(req, argvs[i]!, i, ctx));
       if (code !== 0 || signal) break;
     }
   } finally {
@@ -133,12 +134,13 @@ function toResult(req: ExecRequest, code: number, signal: string | undefined, ti
   return r;
 }
 
-interface RunCtx { outputs: StepOutputs; state: Live; deadline: number; server: ForkServer | undefined }
+/** `execSafe`: the working directory and environment can cross exec (no NUL byte). */
+interface RunCtx { outputs: StepOutputs; state: Live; deadline: number; server: ForkServer | undefined; execSafe: boolean }
 
 function runOne(req: ExecRequest, argv: string[], index: number, ctx: RunCtx): Promise<Exit> {
   const direct = ctx.outputs.direct();
   const full = recordingArgv(argv, req.files);
-  if (direct && ctx.server?.available() && !hasNul(full, req)) {
+  if (direct && ctx.server?.available() && ctx.execSafe && !full.some(hasNul)) {
     return runForked(ctx.server, { argv: full, cwd: req.workingDir, env: req.env, ...direct, recordFile: req.files.recordFile, recordKey: req.files.recordKey, commandIndex: index }, {
       started: (pid) => onStarted(ctx, pid),
       note: (text) => ctx.outputs.note(text),
@@ -150,8 +152,14 @@ function runOne(req: ExecRequest, argv: string[], index: number, ctx: RunCtx): P
 }
 
 /** A NUL byte cannot cross exec: Node's spawn rejects it with a clear error, so such a command takes that path. */
-const hasNul = (argv: string[], req: ExecRequest): boolean =>
-  [...argv, req.workingDir, ...Object.entries(req.env).flat()].some((s) => s.includes('\0'));
+const hasNul = (s: string): boolean => s.includes('\0');
+
+/** The parts of a step's exec that all its commands share: checked once per step. */
+function execSafe(req: ExecRequest): boolean {
+  if (hasNul(req.workingDir)) return false;
+  for (const k in req.env) if (hasNul(k) || hasNul(req.env[k]!)) return false;
+  return true;
+}
 
 /** The process runs from now on: it can be signalled, and its deadline starts. Returns what to do once it ended. */
 function onStarted(ctx: RunCtx, pid: number): () => void {

@@ -16,7 +16,9 @@ import { readFile } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 
 const SIGNALS = osConstants.signals as Record<string, number>;
-const SIGNAL_NAMES = new Map(Object.entries(SIGNALS).map(([name, n]) => [n, name]));
+/** A number's first name (SIGABRT, not its alias SIGIOT), the one Node's spawn reports. */
+const SIGNAL_NAMES = new Map<number, string>();
+for (const [name, n] of Object.entries(SIGNALS)) if (!SIGNAL_NAMES.has(n)) SIGNAL_NAMES.set(n, name);
 
 export const signalNumber = (sig: string): number => SIGNALS[sig] ?? 15;
 export const signalName = (n: number): string => SIGNAL_NAMES.get(n) ?? `SIG${n}`;

@@ -51,7 +51,8 @@ export class Layout {
     return paths;
   }
 
-  private computeRunPaths(key: RunKey): RunPaths {
+  /** The same, not remembered: for listings, which touch every run once. */
+  computeRunPaths(key: RunKey): RunPaths {
     const dagDir = this.dagDir(key.dagName);
     if (typeof key.dagRunId !== 'string' || !isValidRunId(key.dagRunId)) {
       throw new BadRequestError(`invalid dagRunId ${JSON.stringify(key.dagRunId)}`, { dagRunId: key.dagRunId });

@@ -138,10 +138,10 @@ export class LocalRunStore implements RunStore {
     const keys: RunKey[] = [];
     for (const dagName of dagNames) {
       for (const dagRunId of await readdirSafe(this.layout.dagDir(dagName))) {
-        if (safe(() => this.layout.runPaths({ dagName, dagRunId }))) keys.push({ dagName, dagRunId });
+        if (safe(() => this.layout.computeRunPaths({ dagName, dagRunId }))) keys.push({ dagName, dagRunId });
       }
     }
-    const runs = (await mapLimit(keys, LIST_CONCURRENCY, (k) => this.read(this.layout.runPaths(k))))
+    const runs = (await mapLimit(keys, LIST_CONCURRENCY, (k) => this.read(this.layout.computeRunPaths(k))))
       .filter((r): r is DagRunResource => r !== undefined)
       .filter((r) => !filter.rootOnly || !r.spec.parent);
     return runs.sort(newestFirst);
