@@ -1,7 +1,6 @@
 /** Applies decide()'s effects: executions, signals, precondition checks, item resolution, the finish. */
 import type { Effect, ExecRef, ExecResult, Observation } from '../core/run/state.js';
-import { execKey, stepOf } from '../core/run/state.js';
-import { findNode } from '../core/run/context.js';
+import { execKey, findNode, stepOf } from '../core/run/state.js';
 import { runStatusLabel } from '../core/run/status.js';
 import { outputMatches } from '../core/run/policy.js';
 import { INTERRUPTED, type RunningExec, type StepExecutor } from '../core/ports/executor.js';
@@ -62,7 +61,7 @@ export class EffectApplier {
     return effects.some((e) => {
       if (e.kind === 'signal' || e.kind === 'checkPreconditions' || e.kind === 'resolveItems') return false;
       if (e.kind !== 'exec') return true;
-      const node = findNode(this.run.status.run, e.exec.node);
+      const node = findNode(this.run.spec.definition, this.run.status.run, e.exec.node);
       const step = node && stepOf(this.run.spec.definition, node);
       return !step || !!step.call || !this.deps.executors[step.type]?.started;
     });
@@ -108,7 +107,7 @@ export class EffectApplier {
   }
 
   private async runExec(exec: ExecRef, adopting: boolean): Promise<ExecResult> {
-    const node = findNode(this.run.status.run, exec.node);
+    const node = findNode(this.run.spec.definition, this.run.status.run, exec.node);
     const step = node && stepOf(this.run.spec.definition, node);
     if (!node || !step) throw new Error(`unknown step ${exec.node}`);
     const extra = node.handler === 'wait' ? [waitingStepsEnv(this.run)] : node.handler ? [{ name: 'DAG_RUN_STATUS', value: this.run.status.run.outcome === undefined ? '' : runStatusLabel(this.run.status.run.outcome) }] : [];
@@ -187,7 +186,7 @@ export class EffectApplier {
   /** Never rejects: a failure to resolve the items fails the step with the reason. */
   private async resolveItems(name: string): Promise<void> {
     try {
-      const node = findNode(this.run.status.run, name) as NodeState;
+      const node = findNode(this.run.spec.definition, this.run.status.run, name) as NodeState;
       const step = stepOf(this.run.spec.definition, node)!;
       const raw = step.parallel?.items;
       let items: string[] = [];

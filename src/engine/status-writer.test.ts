@@ -82,3 +82,22 @@ test('writes are spaced by statusIntervalMs: states put meanwhile coalesce into 
   expect((await flushed).status).toEqual(st(3));
   expect(store.writes).toEqual([st(1), st(3)]);
 });
+
+test('a slow write spaces the next one by 20 times its duration when that is longer than the interval; flush does not wait', async () => {
+  const store = new OneRunStore(st(0));
+  const w = new StatusWriter({ store, statusIntervalMs: 1 } as unknown as EngineDeps, store.run);
+  w.put(st(1));
+  await tick(); await tick();
+  await new Promise((r) => setTimeout(r, 30));
+  store.release();
+  await tick();
+  expect(store.writes).toEqual([st(1)]);
+  w.put(st(2));
+  const deadline = performance.now() + 150;
+  while (performance.now() < deadline) { store.release(); await new Promise((r) => setTimeout(r, 5)); }
+  // The last write took >= 30 ms, so the next one waits >= 600 ms.
+  expect(store.writes).toEqual([st(1)]);
+  const flushed = w.flush();
+  for (let i = 0; i < 5; i++) { store.release(); await tick(); }
+  expect((await flushed).status).toEqual(st(2));
+});

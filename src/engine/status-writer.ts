@@ -11,17 +11,23 @@
  *
  * Writes are spaced by `statusIntervalMs` (default 50): a run whose steps change state every few
  * milliseconds writes its status (O(steps) to encode) a few dozen times a second instead of once per
- * change, and a reader sees it at most that much behind. flush() never waits for the interval.
+ * change, and a reader sees it at most that much behind. The spacing grows to 20 times the last
+ * write's duration when that is longer (a run of thousands of steps), so writing stays near 5 % of the
+ * driver's time; 0 turns spacing off. flush() never waits for the interval.
  */
 import type { DagRunResource, DagRunStatus } from '../core/resources.js';
 import type { EngineDeps } from './deps.js';
 import { updateStatus } from './status-update.js';
+
+const SPACING_FACTOR = 20;
 
 export class StatusWriter {
   private pending: DagRunStatus | undefined;
   private writing: Promise<void> | undefined;
   private failure: unknown;
   private lastWrite = -Infinity;
+  /** How long the last save took (ms): the spacing is at least SPACING_FACTOR times that. */
+  private lastSaveMs = 0;
   private urgent = false;
   private wake: (() => void) | undefined;
 
@@ -50,7 +56,9 @@ export class StatusWriter {
         await this.spacing();
         const status = this.pending;
         this.pending = undefined;
+        const t0 = performance.now();
         this.saved = await this.save(status);
+        this.lastSaveMs = performance.now() - t0;
         this.deps.onChange?.(this.saved);
       }
     } catch (e) {
@@ -62,7 +70,9 @@ export class StatusWriter {
 
   /** Waits out the interval since the last write (at least the current turn: puts of one turn coalesce). */
   private spacing(): Promise<void> {
-    const wait = this.urgent ? 0 : Math.max(0, this.lastWrite + (this.deps.statusIntervalMs ?? 50) - performance.now());
+    const base = this.deps.statusIntervalMs ?? 50;
+    const interval = base > 0 ? Math.max(base, SPACING_FACTOR * this.lastSaveMs) : 0;
+    const wait = this.urgent ? 0 : Math.max(0, this.lastWrite + interval - performance.now());
     return new Promise<void>((resolve) => {
       const done = (): void => { clearTimeout(t); this.wake = undefined; resolve(); };
       const t = wait > 0 ? setTimeout(done, wait) : undefined;

@@ -1,7 +1,8 @@
 /** Shared working context of one decide() call: the mutable copy of the state plus collected effects. */
 import type { DagDefinition, StepDefinition } from '../spec/types.js';
+import { cloneNode } from './clone.js';
 import type { Effect, ExecRef, NodeState, RunState } from './state.js';
-import { stepOf } from './state.js';
+import { findNode, mainNodeIndex, stepOf } from './state.js';
 
 export interface Ctx {
   def: DagDefinition;
@@ -10,15 +11,30 @@ export interface Ctx {
   nowIso: string;
   effects: Effect[];
   wake: number[];
-  /** Main nodes by name, for dependency lookups. */
-  byName: Map<string, NodeState>;
+  /**
+   * Nodes copied in this call. The state is copied on write: s.nodes and s.handlers start as copies of
+   * the previous arrays holding the previous node objects, and a node is copied (and put in its place)
+   * the first time this call changes it, so an unchanged node stays the very object it was.
+   */
+  own: Set<NodeState>;
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
 export const ms = (isoTime: string): number => Date.parse(isoTime);
 
-export function findNode(s: RunState, name: string): NodeState | undefined {
-  return s.nodes.find((n) => n.name === name) ?? s.handlers.find((n) => n.name === name);
+/** A main or handler node by name, as it is now (read only: see writable()). */
+export const nodeNamed = (ctx: Ctx, name: string): NodeState | undefined => findNode(ctx.def, ctx.s, name);
+
+/** The copy of a node that this call may change; every change of a node goes through it. */
+export function writable(ctx: Ctx, node: NodeState): NodeState {
+  if (ctx.own.has(node)) return node;
+  const list = node.handler ? ctx.s.handlers : ctx.s.nodes;
+  const i = node.handler ? list.indexOf(node) : mainNodeIndex(ctx.def, ctx.s, node.name);
+  if (list[i] !== node) throw new Error(`node ${node.name} is not part of the run state`);
+  const copy = cloneNode(node);
+  list[i] = copy;
+  ctx.own.add(copy);
+  return copy;
 }
 
 export function stepFor(ctx: Ctx, node: NodeState): StepDefinition {

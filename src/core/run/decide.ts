@@ -5,17 +5,17 @@
  */
 import type { DagDefinition } from '../spec/types.js';
 import type { Ctx } from './context.js';
-import { findNode, iso, ms, scheduleAt, stepFor } from './context.js';
+import { iso, ms, nodeNamed, scheduleAt, stepFor, writable } from './context.js';
 import { abortIdle, anyLive, computeOutcome, handlerForOutcome, runHandler, signalLive } from './lifecycle.js';
 import { applyItemResult, applyNodeResult } from './results.js';
 import { initItems, scheduleSteps } from './schedule.js';
 import { cloneState } from './clone.js';
-import type { Decision, Observation, RunState } from './state.js';
+import type { Decision, NodeState, Observation, RunState } from './state.js';
 import { NodeStatus, RunStatus, isNodeDone, isRunTerminal } from './status.js';
 
 export function decide(def: DagDefinition, prev: RunState, observations: Observation[], now: number): Decision {
   const s = cloneState(prev);
-  const ctx: Ctx = { def, s, now, nowIso: iso(now), effects: [], wake: [], byName: new Map(s.nodes.map((n) => [n.name, n])) };
+  const ctx: Ctx = { def, s, now, nowIso: iso(now), effects: [], wake: [], own: new Set() };
   if (isRunTerminal(ctx.s.status)) {
     for (const o of observations) if (o.type === 'patchStatus') observe(ctx, o);
     return { state: ctx.s, effects: [] };
@@ -48,8 +48,9 @@ function observe(ctx: Ctx, o: Observation): void {
       else skipToExit(ctx, RunStatus.Aborted, o.error ?? 'preconditions not met');
       return;
     case 'items': {
-      const node = findNode(s, o.node);
-      if (!node || node.status !== NodeStatus.Running || node.items) return;
+      const found = nodeNamed(ctx, o.node);
+      if (!found || found.status !== NodeStatus.Running || found.items) return;
+      const node = writable(ctx, found);
       if (o.error === undefined) return initItems(node, o.items);
       node.status = NodeStatus.Failed;
       node.error = o.error;
@@ -59,8 +60,9 @@ function observe(ctx: Ctx, o: Observation): void {
     case 'execFinished':
       return onFinished(ctx, o);
     case 'subRun': {
-      const node = findNode(s, o.exec.node);
-      if (!node) return;
+      const found = nodeNamed(ctx, o.exec.node);
+      if (!found) return;
+      const node = writable(ctx, found);
       node.subRuns = [...node.subRuns.filter((r) => r.dagRunId !== o.subRun.dagRunId), o.subRun];
       return;
     }
@@ -68,8 +70,9 @@ function observe(ctx: Ctx, o: Observation): void {
     case 'reject':
       return onApproval(ctx, o);
     case 'patchStatus': {
-      const node = findNode(s, o.node);
-      if (!node) return;
+      const found = nodeNamed(ctx, o.node);
+      if (!found) return;
+      const node = writable(ctx, found);
       node.status = o.status;
       node.finishedAt = isNodeDone(o.status) ? ctx.nowIso : '';
       if (isRunTerminal(s.status) && !node.handler) s.status = computeOutcome(ctx);
@@ -79,23 +82,33 @@ function observe(ctx: Ctx, o: Observation): void {
 }
 
 function onFinished(ctx: Ctx, o: Extract<Observation, { type: 'execFinished' }>): void {
-  const node = findNode(ctx.s, o.exec.node);
-  if (!node || node.status !== NodeStatus.Running) return;
-  const step = stepFor(ctx, node);
+  const found = nodeNamed(ctx, o.exec.node);
+  if (!found || found.status !== NodeStatus.Running) return;
+  const step = stepFor(ctx, found);
   if (o.exec.item !== undefined) {
-    const item = node.items?.find((i) => i.index === o.exec.item);
-    if (!item || item.status !== NodeStatus.Running || item.nextAt || item.attempt !== o.exec.attempt + 1) return;
-    return applyItemResult(ctx, node, step, item, o.result);
+    const at = itemAt(found, o.exec.item);
+    const current = at < 0 ? undefined : found.items![at]!;
+    if (!current || current.status !== NodeStatus.Running || current.nextAt || current.attempt !== o.exec.attempt + 1) return;
+    const node = writable(ctx, found);
+    return applyItemResult(ctx, node, step, node.items![at]!, o.result);
   }
-  if (node.nextAt || node.attempt !== o.exec.attempt + 1) return;
-  delete node.signalledAt;
-  delete node.killed;
+  if (found.nextAt || found.attempt !== o.exec.attempt + 1) return;
+  const node = writable(ctx, found);
+  node.signalledAt = undefined;
+  node.killed = undefined;
   applyNodeResult(ctx, node, step, o.result);
 }
 
+/** Position of an item in node.items: items are laid out by index (initItems), searched otherwise. */
+function itemAt(node: NodeState, index: number): number {
+  const items = node.items ?? [];
+  return items[index]?.index === index ? index : items.findIndex((i) => i.index === index);
+}
+
 function onApproval(ctx: Ctx, o: Extract<Observation, { type: 'approve' | 'reject' }>): void {
-  const node = findNode(ctx.s, o.node);
-  if (!node || node.status !== NodeStatus.Waiting) return;
+  const found = nodeNamed(ctx, o.node);
+  if (!found || found.status !== NodeStatus.Waiting) return;
+  const node = writable(ctx, found);
   node.finishedAt = ctx.nowIso;
   if (o.type === 'reject') {
     node.status = NodeStatus.Rejected;

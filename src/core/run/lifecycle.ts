@@ -1,7 +1,7 @@
 /** Run-level lifecycle: stop and timeout, handlers, and the final status rules of SPEC 3.1 / 6. */
 import type { HandlerKind } from '../spec/types.js';
 import type { Ctx } from './context.js';
-import { isResolving, liveExecs, ms, scheduleAt, stepFor } from './context.js';
+import { isResolving, liveExecs, ms, scheduleAt, stepFor, writable } from './context.js';
 import { startNode } from './schedule.js';
 import type { NodeState } from './state.js';
 import { isNodeDone, isNodeSuccess, NodeStatus, RunStatus } from './status.js';
@@ -12,33 +12,37 @@ export const anyLive = (nodes: NodeState[]): boolean => nodes.some((n) => liveEx
 /** Sends signalOnStop once to every live execution, then SIGKILL after maxCleanUpTimeSec (immediately on timeout). */
 export function signalLive(ctx: Ctx, nodes: NodeState[], immediateKill: boolean): void {
   const graceMs = ctx.def.maxCleanUpTimeSec * 1000;
-  for (const node of nodes) {
-    const execs = liveExecs(node);
-    if (execs.length === 0) continue;
-    if (!node.signalledAt) {
+  for (const current of nodes) {
+    const execs = liveExecs(current);
+    if (execs.length === 0 || current.killed) continue;
+    if (!current.signalledAt) {
+      const node = writable(ctx, current);
       node.signalledAt = ctx.nowIso;
       const signal = immediateKill ? 'SIGKILL' : stepFor(ctx, node).signalOnStop;
       node.killed = immediateKill;
       for (const exec of execs) ctx.effects.push({ kind: 'signal', exec, signal });
       if (!immediateKill) scheduleAt(ctx, ctx.now + graceMs);
-    } else if (!node.killed) {
-      const at = ms(node.signalledAt) + graceMs;
-      if (at <= ctx.now) {
-        node.killed = true;
-        for (const exec of execs) ctx.effects.push({ kind: 'signal', exec, signal: 'SIGKILL' });
-      } else scheduleAt(ctx, at);
+      continue;
     }
+    const at = ms(current.signalledAt) + graceMs;
+    if (at > ctx.now) {
+      scheduleAt(ctx, at);
+      continue;
+    }
+    writable(ctx, current).killed = true;
+    for (const exec of execs) ctx.effects.push({ kind: 'signal', exec, signal: 'SIGKILL' });
   }
 }
 
 /** Nodes waiting for a retry/repeat interval or for approval stop at once when the run stops. */
 export function abortIdle(ctx: Ctx): void {
-  for (const node of ctx.s.nodes) {
-    const idleRunning = node.status === NodeStatus.Running && liveExecs(node).length === 0 && !isResolving(node);
-    if (idleRunning || node.status === NodeStatus.Waiting) {
+  for (const current of ctx.s.nodes) {
+    const idleRunning = current.status === NodeStatus.Running && liveExecs(current).length === 0 && !isResolving(current);
+    if (idleRunning || current.status === NodeStatus.Waiting) {
+      const node = writable(ctx, current);
       node.status = NodeStatus.Aborted;
       node.finishedAt = ctx.nowIso;
-      delete node.nextAt;
+      node.nextAt = undefined;
       for (const item of node.items ?? []) if (!isNodeDone(item.status)) item.status = NodeStatus.Aborted;
     }
   }
@@ -69,7 +73,7 @@ export function runHandler(ctx: Ctx, kind: HandlerKind): 'none' | 'running' | 's
   const node = handlerNode(ctx, kind);
   if (!node) return 'none';
   if (node.status === NodeStatus.NotStarted) {
-    startNode(ctx, node, stepFor(ctx, node));
+    startNode(ctx, writable(ctx, node), stepFor(ctx, node));
     return 'running';
   }
   if (!isNodeDone(node.status)) return 'running';

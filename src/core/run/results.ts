@@ -18,7 +18,7 @@ export function recordOutput(ctx: Ctx, step: StepDefinition, value: string): voi
 function finish(ctx: Ctx, node: NodeState, status: NodeStatus): void {
   node.status = status;
   node.finishedAt = ctx.nowIso;
-  delete node.nextAt;
+  node.nextAt = undefined;
 }
 
 function later(ctx: Ctx, delaySec: number): string {
@@ -77,7 +77,7 @@ export function applyItemResult(ctx: Ctx, node: NodeState, step: StepDefinition,
     item.retryCount += 1;
     return;
   } else item.status = NodeStatus.Failed;
-  delete item.nextAt;
+  item.nextAt = undefined;
   if (node.items!.every((i) => i.status !== NodeStatus.Running && i.status !== NodeStatus.NotStarted)) completeParallel(ctx, node, step);
 }
 

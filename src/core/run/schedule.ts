@@ -1,7 +1,7 @@
 /** The steps stage: which nodes are ready, blocked or due, under maxActiveSteps and maxConcurrent. */
 import type { StepDefinition } from '../spec/types.js';
 import type { Ctx } from './context.js';
-import { isResolving, liveExecs, ms, scheduleAt, startExec, stepFor } from './context.js';
+import { isResolving, liveExecs, ms, nodeNamed, scheduleAt, startExec, stepFor, writable } from './context.js';
 import { completeParallel } from './results.js';
 import type { ItemState, NodeState } from './state.js';
 import { isNodeDone, NodeStatus } from './status.js';
@@ -11,7 +11,7 @@ type Readiness = { ready: true } | { ready: false; block?: { status: NodeStatus;
 /** SPEC 2.3 depends + continueOn: dependants of a failure abort, of a skip are skipped (unless continueOn allows). */
 export function readiness(ctx: Ctx, step: StepDefinition): Readiness {
   for (const dep of step.depends) {
-    const d = ctx.byName.get(dep);
+    const d = nodeNamed(ctx, dep);
     if (!d) continue;
     if (!isNodeDone(d.status)) return { ready: false };
     const depStep = stepFor(ctx, d);
@@ -49,16 +49,19 @@ const itemText = (i: unknown): string => (typeof i === 'string' ? i : JSON.strin
 
 export function initItems(node: NodeState, items: string[]): void {
   const unique = [...new Set(items)];
-  node.items = unique.map((item, index): ItemState => ({ index, item, status: NodeStatus.NotStarted, attempt: 0, retryCount: 0, error: '' }));
+  node.items = unique.map((item, index): ItemState => ({
+    index, item, status: NodeStatus.NotStarted, attempt: 0, retryCount: 0, exitCode: undefined, error: '', output: undefined, nextAt: undefined,
+  }));
 }
 
 /** Starts due retries/repeats of running nodes and items. */
-function resumeDue(ctx: Ctx, node: NodeState, step: StepDefinition): void {
-  if (node.items) return resumeItems(ctx, node, step);
-  if (!node.nextAt) return;
-  const at = ms(node.nextAt);
+function resumeDue(ctx: Ctx, current: NodeState, step: StepDefinition): void {
+  if (current.items) return resumeItems(ctx, writable(ctx, current), step);
+  if (!current.nextAt) return;
+  const at = ms(current.nextAt);
   if (at > ctx.now) return scheduleAt(ctx, at);
-  delete node.nextAt;
+  const node = writable(ctx, current);
+  node.nextAt = undefined;
   startExec(ctx, { node: node.name, attempt: node.attempt });
   node.attempt += 1;
 }
@@ -74,7 +77,7 @@ function resumeItems(ctx: Ctx, node: NodeState, step: StepDefinition): void {
         scheduleAt(ctx, at);
         continue;
       }
-      delete item.nextAt;
+      item.nextAt = undefined;
       startExec(ctx, { node: node.name, item: item.index, attempt: item.attempt });
       item.attempt += 1;
     } else if (item.status === NodeStatus.NotStarted && live < limit) {
@@ -86,21 +89,31 @@ function resumeItems(ctx: Ctx, node: NodeState, step: StepDefinition): void {
   }
 }
 
+/** The step of the main node at index i: def.steps is in the same order (see mainNodeIndex). */
+function stepAt(ctx: Ctx, i: number, node: NodeState): StepDefinition {
+  const step = ctx.def.steps[i];
+  return step?.name === node.name ? step : stepFor(ctx, node);
+}
+
 /** One pass over the main nodes; returns true when something changed (so the caller loops). */
 export function scheduleSteps(ctx: Ctx): boolean {
   let changed = false;
   const cap = ctx.def.maxActiveSteps > 0 ? ctx.def.maxActiveSteps : Infinity;
-  let active = ctx.s.nodes.filter(busy).length;
-  for (const node of ctx.s.nodes) {
-    const step = stepFor(ctx, node);
-    if (node.status === NodeStatus.Running && !isResolving(node)) {
-      resumeDue(ctx, node, step);
+  const nodes = ctx.s.nodes;
+  let active = 0;
+  for (const n of nodes) if (busy(n)) active += 1;
+  for (let i = 0; i < nodes.length; i++) {
+    const current = nodes[i]!;
+    if (current.status === NodeStatus.Running && !isResolving(current)) {
+      resumeDue(ctx, current, stepAt(ctx, i, current));
       continue;
     }
-    if (node.status !== NodeStatus.NotStarted) continue;
+    if (current.status !== NodeStatus.NotStarted) continue;
+    const step = stepAt(ctx, i, current);
     const r = readiness(ctx, step);
     if (!r.ready) {
       if (r.block) {
+        const node = writable(ctx, current);
         node.status = r.block.status;
         node.error = r.block.error;
         node.finishedAt = ctx.nowIso;
@@ -109,7 +122,7 @@ export function scheduleSteps(ctx: Ctx): boolean {
       continue;
     }
     if (active >= cap) continue;
-    startNode(ctx, node, step);
+    startNode(ctx, writable(ctx, current), step);
     active += 1;
     changed = true;
   }

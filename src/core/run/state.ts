@@ -5,6 +5,7 @@
 import type { DagDefinition, HandlerKind, StepDefinition } from '../spec/types.js';
 import { HANDLER_KINDS } from '../spec/types.js';
 import { NodeStatus, RunStatus } from './status.js';
+import { cloneNode } from './clone.js';
 
 export interface SubRunRef {
   dagRunId: string;
@@ -137,10 +138,7 @@ export interface Decision {
 export const handlerNodeName = (kind: HandlerKind): string => `on${kind[0]!.toUpperCase()}${kind.slice(1)}`;
 
 export function newNode(name: string, handler?: HandlerKind): NodeState {
-  return {
-    name, status: NodeStatus.NotStarted, startedAt: '', finishedAt: '', attempt: 0, retryCount: 0,
-    doneCount: 0, error: '', subRuns: [], ...(handler ? { handler } : {}),
-  };
+  return cloneNode({ name, handler, status: NodeStatus.NotStarted, startedAt: '', finishedAt: '', attempt: 0, retryCount: 0, doneCount: 0, error: '', subRuns: [] });
 }
 
 export function newRunState(def: DagDefinition): RunState {
@@ -152,15 +150,37 @@ export function newRunState(def: DagDefinition): RunState {
   };
 }
 
-const stepIndex = new WeakMap<DagDefinition, Map<string, StepDefinition>>();
+const stepIndex = new WeakMap<DagDefinition, Map<string, number>>();
 
-/** The step definition behind a node (handlers included); indexed once per definition object. */
-export function stepOf(def: DagDefinition, node: NodeState): StepDefinition | undefined {
-  if (node.handler) return def.handlerOn[node.handler];
+/** Index of each step by name in def.steps, built once per definition object. */
+function indexOf(def: DagDefinition, name: string): number | undefined {
   let index = stepIndex.get(def);
   if (!index) {
-    index = new Map(def.steps.map((s) => [s.name, s]));
+    index = new Map(def.steps.map((s, i) => [s.name, i]));
     stepIndex.set(def, index);
   }
-  return index.get(node.name);
+  return index.get(name);
+}
+
+/** The step definition behind a node (handlers included). */
+export function stepOf(def: DagDefinition, node: NodeState): StepDefinition | undefined {
+  if (node.handler) return def.handlerOn[node.handler];
+  const i = indexOf(def, node.name);
+  return i === undefined ? undefined : def.steps[i];
+}
+
+/**
+ * Position of a main node in s.nodes. newRunState() lays the nodes out in the order of def.steps, so
+ * the step's index is tried first; a state of another layout is searched.
+ */
+export function mainNodeIndex(def: DagDefinition, s: RunState, name: string): number {
+  const i = indexOf(def, name);
+  if (i !== undefined && s.nodes[i]?.name === name) return i;
+  return s.nodes.findIndex((n) => n.name === name);
+}
+
+/** A main or handler node by name. */
+export function findNode(def: DagDefinition, s: RunState, name: string): NodeState | undefined {
+  const i = mainNodeIndex(def, s, name);
+  return i >= 0 ? s.nodes[i] : s.handlers.find((n) => n.name === name);
 }

@@ -57,7 +57,8 @@ export function simulate(def: DagDefinition, script: Script, opts: SimOptions = 
   let obs: Observation[] = [];
   for (let i = 0; i < (opts.maxSteps ?? 10_000); i++) {
     const d = decide(def, state, obs, now);
-    state = d.state;
+    // decide() copies on write: freezing what it returned makes any later change in place throw.
+    state = deepFreeze(d.state);
     out.effects.push(...d.effects);
     for (const e of d.effects) apply(e);
     out.maxConcurrent = Math.max(out.maxConcurrent, running.size);
@@ -92,6 +93,14 @@ export function simulate(def: DagDefinition, script: Script, opts: SimOptions = 
       pending.push({ at: now, obs: { type: 'items', node: e.node, items: opts.items?.[e.node] ?? [] } });
     }
   }
+}
+
+/** Freezes a value and everything it holds (decide()'s states are plain JSON-like data). */
+export function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const v of Object.values(value as object)) deepFreeze(v);
+  return value;
 }
 
 /** Script helper: per node name, a list of results for successive executions (last one repeats). */
