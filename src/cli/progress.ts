@@ -9,12 +9,16 @@ export function progressPrinter(write: (s: string) => void): (run: DagRunResourc
   // Per run (sub-DAG runs print through the same printer), per node: what was printed last. Called on
   // every state change, so the unchanged nodes cost a few number comparisons, no string building.
   const runs = new Map<string, Map<string, Seen>>();
+  // decide() copies on write: a node object already looked at has not changed since.
+  const looked = new WeakSet<NodeState>();
   return (run) => {
     let seen = runs.get(run.spec.dagRunId);
     if (!seen) runs.set(run.spec.dagRunId, seen = new Map());
     const prefix = run.spec.parent ? `  [${run.spec.dagName}] ` : '';
     let lines = '';
     const visit = (n: NodeState): void => {
+      if (looked.has(n)) return;
+      looked.add(n);
       const last = seen.get(n.name);
       if (n.status === 0 || (last && last.status === n.status && last.retryCount === n.retryCount && last.doneCount === n.doneCount)) return;
       seen.set(n.name, { status: n.status, retryCount: n.retryCount, doneCount: n.doneCount });

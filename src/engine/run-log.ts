@@ -11,12 +11,16 @@ function nodeLine(prev: NodeState | undefined, n: NodeState): string | undefined
   return `${what} ${n.name} ${nodeStatusLabel(n.status)}${n.error ? `: ${n.error}` : ''}`;
 }
 
-/** decide() keeps nodes in place: the same index is the same node (by name otherwise). Called on every state change. */
+/**
+ * decide() keeps nodes in place: the same index is the same node (by name otherwise), and it copies on
+ * write, so the very same object is an unchanged node. Called on every state change.
+ */
 function diffNodes(prev: NodeState[], next: NodeState[], lines: string[]): void {
   let byName: Map<string, NodeState> | undefined;
   for (let i = 0; i < next.length; i++) {
     const n = next[i]!;
     let before = prev[i];
+    if (before === n) continue;
     if (before?.name !== n.name) before = (byName ??= new Map(prev.map((p) => [p.name, p]))).get(n.name);
     const line = nodeLine(before, n);
     if (line) lines.push(line);
