@@ -1,10 +1,12 @@
 /** One YAML document (already schema-checked) to a DagDefinition with every default of SPEC 2.2, 2.3 and 8. */
 import type { DagDefinition, SecretRef } from './types.js';
+import { HANDLER_KINDS } from './types.js';
 import type { Problems } from './errors.js';
+import { at } from './errors.js';
 import {
   parseContainer, parseLlm, parseMail, parseOtel, parseRedis, parseS3, parseSmtp, parseSsh,
 } from './blocks.js';
-import { parseHandlers } from './handlers.js';
+import { HANDLER_STEP_NAMES, parseHandlers } from './handlers.js';
 import { dagNameProblem } from './names.js';
 import { parseDotenv, parseEnv, parseParams, parseShell } from './params.js';
 import { parsePreconditions } from './policies.js';
@@ -71,6 +73,17 @@ function checkHitlWorkers(dag: DagDefinition, problems: Problems): void {
   }
 }
 
+/** A handler's run node is named onExit, onFailure, ...: a step of that name would be mistaken for it. */
+function checkHandlerNames(dag: DagDefinition, problems: Problems): void {
+  const names = new Set(dag.steps.map((s) => s.name));
+  for (const kind of HANDLER_KINDS) {
+    const name = HANDLER_STEP_NAMES[kind];
+    if (dag.handlerOn[kind] && names.has(name)) {
+      problems.add(at('handlerOn', kind), `"${name}" is also the name of a step: a step and a handler cannot share it, rename the step`);
+    }
+  }
+}
+
 /** Builds the definition; problems are added to `problems` (the definition is best effort when there are some). */
 export function buildDag(doc: Obj, defaultName: string, problems: Problems): DagDefinition {
   checkExclusive(doc, problems);
@@ -97,5 +110,6 @@ export function buildDag(doc: Obj, defaultName: string, problems: Problems): Dag
   const stepsUsable = doc.steps === undefined || Array.isArray(doc.steps) || isObj(doc.steps);
   if (dag.steps.length === 0 && stepsUsable) problems.add('steps', 'at least one step is required');
   checkHitlWorkers(dag, problems);
+  checkHandlerNames(dag, problems);
   return dag;
 }

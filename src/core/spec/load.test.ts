@@ -165,6 +165,13 @@ describe('connection blocks and handlers', () => {
     expect(dag.handlerOn.abort?.name).toBe('onAbort');
     expect(dag.handlerOn.failure?.name).toBe('notify');
   });
+
+  it('a step named like a defined handler\'s node (onExit) is rejected; without that handler the name is free', () => {
+    const text = (handler: string) => `steps:\n  - name: onExit\n    command: "true"\n${handler}`;
+    expect(loadDagText(text('handlerOn:\n  exit:\n    command: echo bye\n'), { fileName: 'x' }).errors)
+      .toEqual(['handlerOn.exit: "onExit" is also the name of a step: a step and a handler cannot share it, rename the step']);
+    expect(loadDagText(text('handlerOn:\n  failure:\n    command: echo bye\n'), { fileName: 'x' }).errors).toEqual([]);
+  });
 });
 
 describe('ssh', () => {
