@@ -1,7 +1,7 @@
 import type { DagRunResource, DagRunStatus } from '../core/resources.js';
 import { ConflictError } from '../core/errors.js';
 import type { EngineDeps } from './deps.js';
-import { StatusWriter } from './status-writer.js';
+import { StatusWriter, statusSpacingMs } from './status-writer.js';
 
 /** A store of one run: compare-and-swap on its version, each write released by the test. */
 class OneRunStore {
@@ -95,9 +95,17 @@ test('a slow write spaces the next one by 20 times its duration when that is lon
   w.put(st(2));
   const deadline = performance.now() + 150;
   while (performance.now() < deadline) { store.release(); await new Promise((r) => setTimeout(r, 5)); }
-  // The last write took >= 30 ms, so the next one waits >= 600 ms.
+  // The last write took >= 30 ms, so the next one waits 500 ms (20 x 30, capped).
   expect(store.writes).toEqual([st(1)]);
   const flushed = w.flush();
   for (let i = 0; i < 5; i++) { store.release(); await tick(); }
   expect((await flushed).status).toEqual(st(2));
+});
+
+test('the spacing: the interval, or 20 times the last write up to 500 ms; an interval of 0 turns it off', () => {
+  expect(statusSpacingMs(50, 1)).toBe(50);
+  expect(statusSpacingMs(50, 4)).toBe(80);
+  expect(statusSpacingMs(50, 2000)).toBe(500);
+  expect(statusSpacingMs(1000, 2000)).toBe(1000);
+  expect(statusSpacingMs(0, 30)).toBe(0);
 });

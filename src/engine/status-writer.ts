@@ -13,13 +13,21 @@
  * milliseconds writes its status (O(steps) to encode) a few dozen times a second instead of once per
  * change, and a reader sees it at most that much behind. The spacing grows to 20 times the last
  * write's duration when that is longer (a run of thousands of steps), so writing stays near 5 % of the
- * driver's time; 0 turns spacing off. flush() never waits for the interval.
+ * driver's time, up to 500 ms; 0 turns spacing off. flush() never waits for the interval.
  */
 import type { DagRunResource, DagRunStatus } from '../core/resources.js';
 import type { EngineDeps } from './deps.js';
 import { updateStatus } from './status-update.js';
 
 const SPACING_FACTOR = 20;
+/** However slow the last write was (a stalled loop, retries behind API writes), a reader lags at most this. */
+const MAX_SPACING_MS = 500;
+
+/** The wait between two writes: the interval, or 20 times the last write's duration up to 500 ms; 0 = none. */
+export function statusSpacingMs(intervalMs: number, lastSaveMs: number): number {
+  if (intervalMs <= 0) return 0;
+  return Math.max(intervalMs, Math.min(SPACING_FACTOR * lastSaveMs, MAX_SPACING_MS));
+}
 
 export class StatusWriter {
   private pending: DagRunStatus | undefined;
@@ -70,8 +78,7 @@ export class StatusWriter {
 
   /** Waits out the interval since the last write (at least the current turn: puts of one turn coalesce). */
   private spacing(): Promise<void> {
-    const base = this.deps.statusIntervalMs ?? 50;
-    const interval = base > 0 ? Math.max(base, SPACING_FACTOR * this.lastSaveMs) : 0;
+    const interval = statusSpacingMs(this.deps.statusIntervalMs ?? 50, this.lastSaveMs);
     const wait = this.urgent ? 0 : Math.max(0, this.lastWrite + interval - performance.now());
     return new Promise<void>((resolve) => {
       const done = (): void => { clearTimeout(t); this.wake = undefined; resolve(); };
