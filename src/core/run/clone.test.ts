@@ -56,6 +56,17 @@ describe('decide() copies on write', () => {
     expect(s1.nodes[3]).toBe(s0.nodes[3]);
   });
 
+  test('a running parallel node with nothing due or startable is not copied; one whose item finishes is', () => {
+    const dag = mkDag([mkStep('p', { parallel: { items: ['a', 'b', 'c'], maxConcurrent: 2 } })]);
+    const s0 = deepFreeze(decide(dag, newRunState(dag), [], 0).state);
+    expect(s0.nodes[0]!.items!.map((i) => i.status)).toEqual([NodeStatus.Running, NodeStatus.Running, 0]);
+    expect(decide(dag, s0, [], 5).state.nodes[0]).toBe(s0.nodes[0]);
+    const s1 = decide(dag, s0, [{ type: 'execFinished', exec: { node: 'p', item: 0, attempt: 0 }, result: { exitCode: 0 } }], 10).state;
+    expect(s1.nodes[0]).not.toBe(s0.nodes[0]);
+    expect(s1.nodes[0]!.items!.map((i) => i.status)).toEqual([NodeStatus.Succeeded, NodeStatus.Running, NodeStatus.Running]);
+    expect(s0.nodes[0]!.items!.map((i) => i.status)).toEqual([NodeStatus.Running, NodeStatus.Running, 0]);
+  });
+
   test('a state whose nodes are not in the order of the steps is still found by name', () => {
     const dag = mkDag([mkStep('a'), mkStep('b', { depends: ['a'] })]);
     const s0 = newRunState(dag);

@@ -56,7 +56,7 @@ export function initItems(node: NodeState, items: string[]): void {
 
 /** Starts due retries/repeats of running nodes and items. */
 function resumeDue(ctx: Ctx, current: NodeState, step: StepDefinition): void {
-  if (current.items) return resumeItems(ctx, writable(ctx, current), step);
+  if (current.items) return resumeItems(ctx, current, step);
   if (!current.nextAt) return;
   const at = ms(current.nextAt);
   if (at > ctx.now) return scheduleAt(ctx, at);
@@ -66,27 +66,32 @@ function resumeDue(ctx: Ctx, current: NodeState, step: StepDefinition): void {
   node.attempt += 1;
 }
 
-function resumeItems(ctx: Ctx, node: NodeState, step: StepDefinition): void {
-  if (node.items!.length === 0) return completeParallel(ctx, node, step);
+/** Starts due and startable items; the node is copied only when one is (a wake with nothing due copies nothing). */
+function resumeItems(ctx: Ctx, current: NodeState, step: StepDefinition): void {
+  if (current.items!.length === 0) return completeParallel(ctx, writable(ctx, current), step);
   const limit = step.parallel && step.parallel.maxConcurrent > 0 ? step.parallel.maxConcurrent : Infinity;
-  let live = liveExecs(node).length;
-  for (const item of node.items!) {
-    if (item.status === NodeStatus.Running && item.nextAt) {
-      const at = ms(item.nextAt);
-      if (at > ctx.now) {
-        scheduleAt(ctx, at);
-        continue;
-      }
+  let live = liveExecs(current).length;
+  let node = current;
+  const mine = (i: number): ItemState => {
+    if (node === current) node = writable(ctx, current);
+    return node.items![i]!;
+  };
+  current.items!.forEach((seen, i) => {
+    if (seen.status === NodeStatus.Running && seen.nextAt) {
+      const at = ms(seen.nextAt);
+      if (at > ctx.now) return scheduleAt(ctx, at);
+      const item = mine(i);
       item.nextAt = undefined;
       startExec(ctx, { node: node.name, item: item.index, attempt: item.attempt });
       item.attempt += 1;
-    } else if (item.status === NodeStatus.NotStarted && live < limit) {
+    } else if (seen.status === NodeStatus.NotStarted && live < limit) {
+      const item = mine(i);
       item.status = NodeStatus.Running;
       startExec(ctx, { node: node.name, item: item.index, attempt: item.attempt });
       item.attempt += 1;
       live += 1;
     }
-  }
+  });
 }
 
 /** The step of the main node at index i: def.steps is in the same order (see mainNodeIndex). */
