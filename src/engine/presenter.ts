@@ -3,7 +3,7 @@ import type { DagRunResource } from '../core/resources.js';
 import type { NodeState } from '../core/run/state.js';
 import { stepOf } from '../core/run/state.js';
 import { nodeStatusLabel, runStatusLabel, type NodeStatus } from '../core/run/status.js';
-import { HANDLER_STEP_NAMES } from '../core/spec/handlers.js';
+import { HANDLER_STEP_NAMES } from '../core/spec/types.js';
 import type { EngineDeps } from './deps.js';
 import { execFiles } from './exec-request.js';
 

@@ -2,6 +2,7 @@
 import type { StepDefinition } from '../spec/types.js';
 import type { Ctx } from './context.js';
 import { isResolving, liveExecs, ms, nodeNamed, scheduleAt, startExec, stepFor, writable } from './context.js';
+import { cloneItem } from './clone.js';
 import { completeParallel } from './results.js';
 import type { ItemState, NodeState } from './state.js';
 import { isNodeDone, NodeStatus } from './status.js';
@@ -49,9 +50,7 @@ const itemText = (i: unknown): string => (typeof i === 'string' ? i : JSON.strin
 
 export function initItems(node: NodeState, items: string[]): void {
   const unique = [...new Set(items)];
-  node.items = unique.map((item, index): ItemState => ({
-    index, item, status: NodeStatus.NotStarted, attempt: 0, retryCount: 0, exitCode: undefined, error: '', output: undefined, nextAt: undefined,
-  }));
+  node.items = unique.map((item, index) => cloneItem({ index, item, status: NodeStatus.NotStarted, attempt: 0, retryCount: 0, error: '' }));
 }
 
 /** Starts due retries/repeats of running nodes and items. */

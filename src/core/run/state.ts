@@ -3,7 +3,7 @@
  * Times are ISO strings so the state is plain JSON and survives a round trip through the store.
  */
 import type { DagDefinition, HandlerKind, StepDefinition } from '../spec/types.js';
-import { HANDLER_KINDS } from '../spec/types.js';
+import { HANDLER_KINDS, HANDLER_STEP_NAMES } from '../spec/types.js';
 import { NodeStatus, RunStatus } from './status.js';
 import { cloneNode } from './clone.js';
 
@@ -135,7 +135,7 @@ export interface Decision {
   wakeAt?: string;
 }
 
-export const handlerNodeName = (kind: HandlerKind): string => `on${kind[0]!.toUpperCase()}${kind.slice(1)}`;
+export const handlerNodeName = (kind: HandlerKind): string => HANDLER_STEP_NAMES[kind];
 
 export function newNode(name: string, handler?: HandlerKind): NodeState {
   return cloneNode({ name, handler, status: NodeStatus.NotStarted, startedAt: '', finishedAt: '', attempt: 0, retryCount: 0, doneCount: 0, error: '', subRuns: [] });

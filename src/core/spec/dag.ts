@@ -1,12 +1,12 @@
 /** One YAML document (already schema-checked) to a DagDefinition with every default of SPEC 2.2, 2.3 and 8. */
 import type { DagDefinition, SecretRef } from './types.js';
-import { HANDLER_KINDS } from './types.js';
+import { HANDLER_KINDS, HANDLER_STEP_NAMES } from './types.js';
 import type { Problems } from './errors.js';
 import { at } from './errors.js';
 import {
   parseContainer, parseLlm, parseMail, parseOtel, parseRedis, parseS3, parseSmtp, parseSsh,
 } from './blocks.js';
-import { HANDLER_STEP_NAMES, parseHandlers } from './handlers.js';
+import { parseHandlers } from './handlers.js';
 import { dagNameProblem } from './names.js';
 import { parseDotenv, parseEnv, parseParams, parseShell } from './params.js';
 import { parsePreconditions } from './policies.js';

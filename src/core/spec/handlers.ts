@@ -1,15 +1,11 @@
 /** handlerOn (SPEC 2.2, 6): each handler is a step definition named onInit, onSuccess, ... by default. */
 import type { HandlerKind, StepDefinition } from './types.js';
-import { HANDLER_KINDS } from './types.js';
+import { HANDLER_KINDS, HANDLER_STEP_NAMES } from './types.js';
 import type { Problems } from './errors.js';
 import { at } from './errors.js';
 import type { DagDefaults } from './step-kind.js';
 import { parseStep, stepObject } from './step.js';
 import { isObj, str } from './values.js';
-
-export const HANDLER_STEP_NAMES: Record<HandlerKind, string> = {
-  init: 'onInit', success: 'onSuccess', failure: 'onFailure', abort: 'onAbort', wait: 'onWait', exit: 'onExit',
-};
 
 /** The written key of a handler: `cancel` is the deprecated spelling of `abort`. */
 function writtenKey(raw: Record<string, unknown>, kind: HandlerKind): string {

@@ -8,6 +8,11 @@ export type LogOutput = 'separate' | 'merged';
 export type HandlerKind = 'init' | 'success' | 'failure' | 'abort' | 'wait' | 'exit';
 export const HANDLER_KINDS: readonly HandlerKind[] = ['init', 'success', 'failure', 'abort', 'wait', 'exit'];
 
+/** A handler's default step name, which is also the name of its node in a run (SPEC 2.8 onInit, onExit, ...). */
+export const HANDLER_STEP_NAMES: Record<HandlerKind, string> = {
+  init: 'onInit', success: 'onSuccess', failure: 'onFailure', abort: 'onAbort', wait: 'onWait', exit: 'onExit',
+};
+
 export interface Tag {
   key: string;
   /** Absent for a plain label (`critical`); lowercased. */
