@@ -28,7 +28,7 @@
 export const FORK_SERVER_SCRIPT = String.raw`
 use strict; use warnings;
 use POSIX ();
-use Fcntl qw(O_WRONLY O_CREAT O_APPEND O_TRUNC O_RDONLY F_GETFL F_SETFL O_NONBLOCK);
+use Fcntl qw(O_WRONLY O_CREAT O_APPEND O_TRUNC O_RDONLY O_RDWR F_GETFL F_SETFL F_SETFD O_NONBLOCK);
 use IO::Select;
 $SIG{PIPE} = 'IGNORE';
 $SIG{INT} = 'IGNORE';
@@ -37,7 +37,12 @@ pipe(my $sigr, my $sigw) or die "fork server: pipe: $!\n";
 for my $h ($sigr, $sigw) { my $f = fcntl($h, F_GETFL, 0); fcntl($h, F_SETFL, $f | O_NONBLOCK); }
 $SIG{CHLD} = sub { syswrite($sigw, 'x') };
 my %ids;
-my ($spare, $sparew);
+# The spare: its pid, the pipe it waits on, and for a pre-started shell the template it was started from.
+my ($spare, $sparew, $sparet, $sparetk);
+# The template of the next spare: the last request, when a shell could be started ahead for it (undef: a perl spare).
+my $tmpl;
+my $ENVBIN = '/usr/bin/env';
+my $haveenv = -x $ENVBIN;
 # All of $data to $fh, resuming after a signal (SIGCHLD interrupts a blocked write); false on an error.
 sub writeall {
   my ($fh, $data) = @_;
@@ -54,31 +59,44 @@ sub oneline { my $s = shift; $s =~ s/[\r\n]+/ /g; return $s }
 sub reap {
   while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) {
     my $st = $?; my $req = delete $ids{$pid};
-    if (!defined $req) { if (defined $spare && $pid == $spare) { undef $spare; close $sparew; } next; }
+    if (!defined $req) {
+      # A spare that died unused; a pre-started shell that did (its directory went away, ...) is not retried until the next request.
+      if (defined $spare && $pid == $spare) { $tmpl = undef if defined $sparet; undef $spare; close $sparew; }
+      next;
+    }
     my $sig = $st & 127;
     appendcode($req->[1], $req->[2], $sig ? 128 + $sig : $st >> 8);
     reply('X', $req->[0], $sig ? -1 : ($st >> 8), $sig);
   }
 }
+# Records files stay open between writes (an open costs many times an append); a few at a time.
+my %recfh;
+sub recordfile {
+  my ($path) = @_;
+  return $recfh{$path} if $recfh{$path};
+  %recfh = () if keys(%recfh) >= 8;
+  sysopen(my $h, $path, O_WRONLY | O_CREAT | O_APPEND, 0666) or return undef;
+  return $recfh{$path} = $h;
+}
 sub appendcode {
   my ($path, $key, $code) = @_;
   return if $path eq '';
-  sysopen(my $x, $path, O_WRONLY | O_APPEND) or return;
+  my $x = recordfile($path) or return;
   syswrite($x, "$key $code\n");
-  close $x;
+}
+# A process's start time in clock ticks since boot (with its pid, it names the process: pids are reused).
+sub startticks {
+  my ($pid) = @_;
+  open(my $st, '<', "/proc/$pid/stat") or return '';
+  my $l = <$st>; close $st;
+  return (split / /, substr($l, rindex($l, ')') + 2))[19] // '';
 }
 sub recordstart {
-  my ($path, $key, $cmd) = @_;
-  my $ticks = '';
-  if (open(my $st, '<', '/proc/self/stat')) {
-    my $l = <$st>; close $st;
-    $ticks = (split / /, substr($l, rindex($l, ')') + 2))[19] // '';
-  }
-  sysopen(my $p, $path, O_WRONLY | O_CREAT | O_APPEND, 0666) or return;
+  my ($path, $key, $cmd, $pid, $ticks) = @_;
+  my $p = recordfile($path) or return;
   my @t = gmtime();
   syswrite($p, sprintf('%s {"pid":%d,"cmd":%d,"startTicks":"%s","startedAt":"%04d-%02d-%02dT%02d:%02d:%02d.000Z"}' . "\n",
-    $key, $$, $cmd, $ticks, $t[5] + 1900, $t[4] + 1, @t[3, 2, 1, 0]));
-  close $p;
+    $key, $pid, $cmd, $ticks // startticks($pid), $t[5] + 1900, $t[4] + 1, @t[3, 2, 1, 0]));
 }
 # In a new child, what does not depend on its request.
 sub detach {
@@ -95,7 +113,7 @@ sub child {
     POSIX::_exit(127);
   };
   # First, so that whatever fails below is recorded under this command's start.
-  recordstart($recfile, $key, $cmd) if $recfile ne '';
+  recordstart($recfile, $key, $cmd, $$) if $recfile ne '';
   sysopen(my $i, '/dev/null', O_RDONLY) or $fail->("open /dev/null: $!");
   sysopen(my $o, $out, O_WRONLY | O_CREAT | O_APPEND, 0666) or $fail->("open $out: $!");
   $e = $o;
@@ -114,45 +132,157 @@ sub run {
 }
 # The spare: forked and detached ahead, it reads one frame from its pipe (to its end) and runs it; a frame
 # shorter than its length says (the server died or gave up part-way) is never run.
+sub perlspare {
+  my ($r) = @_;
+  my $f = '';
+  for (;;) {
+    my $n = sysread($r, $f, 65536, length $f);
+    next if !defined $n && $! == POSIX::EINTR();
+    last unless $n;
+  }
+  POSIX::_exit(0) unless length($f) >= 4 && unpack('N', $f) == length($f) - 4;
+  my (undef, @req) = unpack('(N/a*)*', substr($f, 4));
+  run(@req);
+}
+# A pre-started shell: exec'd ahead with the last request's argv, environment and working directory, it
+# reads its request (shell code, see warmcode) from fd 3 to its end and runs it only when the end marker
+# is there (a request cut short is never run). LC_ALL=C: -N counts bytes; -N reads in blocks, not bytes.
+my $BOOT = q{LC_ALL=C read -r -N 2147483647 __svc_p <&3 || :; exec 3<&-; case $__svc_p in *$'\n#svc-end') eval "$__svc_p";; esac};
+sub warmspare {
+  my ($t, $r) = @_;
+  sysopen(my $n, '/dev/null', O_RDWR) or POSIX::_exit(127);
+  POSIX::dup2(fileno($n), $_) for 0 .. 2;
+  if (fileno($r) == 3) { fcntl($r, F_SETFD, 0) } else { POSIX::dup2(fileno($r), 3) }
+  chdir($t->{cwd}) or POSIX::_exit(127);
+  %ENV = %{$t->{env}};
+  { no warnings 'exec'; exec { $t->{prefix}[0] } @{$t->{prefix}}, $BOOT; }
+  POSIX::_exit(127);
+}
 sub forkspare {
   pipe(my $r, my $w) or return;
   my $pid = fork();
   if (!defined $pid) { close $r; close $w; return; }
   if ($pid == 0) {
-    close $w; close $sparew if defined $sparew;
+    close $w;
     detach();
-    my $f = '';
-    for (;;) {
-      my $n = sysread($r, $f, 65536, length $f);
-      next if !defined $n && $! == POSIX::EINTR();
-      last unless $n;
-    }
-    POSIX::_exit(0) unless length($f) >= 4 && unpack('N', $f) == length($f) - 4;
-    my (undef, @req) = unpack('(N/a*)*', substr($f, 4));
-    run(@req);
+    defined $tmpl ? warmspare($tmpl, $r) : perlspare($r);
   }
   close $r;
-  ($spare, $sparew) = ($pid, $w);
+  ($spare, $sparew, $sparet) = ($pid, $w, $tmpl);
+  $sparetk = defined $tmpl ? startticks($pid) : undef;
 }
-# The frame to the spare, its length first; a spare that could not take all of it is killed, never left to run.
+sub dropspare {
+  kill 'KILL', $spare;
+  close $sparew;
+  undef $spare;
+}
+# Hands $data to the spare; a spare that could not take all of it is killed, never left to run.
 sub handover {
-  my ($frame) = @_;
-  my $ok = writeall($sparew, pack('N', length $frame) . $frame);
+  my ($data) = @_;
+  my $ok = writeall($sparew, $data);
   close $sparew;
   my $pid = $spare; undef $spare;
   return $pid if $ok;
   kill 'KILL', $pid;
   return undef;
 }
+# ANSI-C quoting: one line of shell source whatever the bytes (no line moves LINENO of the command).
+sub cq {
+  my $s = shift;
+  $s =~ s/([\\'])/\\$1/g;
+  $s =~ s/([\x00-\x1f\x7f])/sprintf('\\x%02x', ord $1)/ge;
+  return "\$'$s'";
+}
+# The quoted environment entries: mostly the same from one request to the next.
+my %cqenv;
+sub cqenv {
+  my ($s) = @_;
+  my $q = $cqenv{$s};
+  return $q if defined $q;
+  %cqenv = () if keys(%cqenv) >= 4096;
+  return $cqenv{$s} = cq($s);
+}
+# Variables bash treats specially (at start-up or on assignment): a request that changes one runs cold.
+my $SPECIAL = qr/^(?:BASH.*|ENV|SHELLOPTS|POSIXLY_CORRECT|SHLVL|PWD|OLDPWD|IFS|PS\d|EUID|UID|PPID|GROUPS|HOSTNAME|HOSTTYPE|MACHTYPE|OSTYPE|OPT(?:IND|ERR|ARG)|S?RANDOM|SECONDS|LINENO|EPOCH\w*|FUNCNAME|FUNCNEST|DIRSTACK|PIPESTATUS|REPLY|MAPFILE|COPROC\w*|LANG|LANGUAGE|LC_\w*|TZ|TERM|COLUMNS|LINES|GLOBIGNORE|GLOBSORT|HIST\w*|MAIL\w*|IGNOREEOF|INPUTRC|PROMPT_\w*|TMOUT|COMP\w*|READLINE_\w*|CHILD_MAX|EXECIGNORE|FIGNORE|HOSTFILE|TEXTDOMAIN\w*|_|__svc\w*)$/;
+# The template a shell can be started ahead from: bash with only -e/-u/-o errexit|nounset|pipefail before
+# -c, and no variable that acts at start-up (BASH_ENV, ENV, SHELLOPTS, exported functions, ...).
+sub warmable {
+  my ($argv, $env, $cwd) = @_;
+  return undef unless $haveenv && @$argv >= 3 && $argv->[-2] eq '-c' && $argv->[0] =~ m{(?:^|/)bash$} && index($argv->[0], '=') < 0;
+  my @flags = @$argv[1 .. $#$argv - 2];
+  while (@flags) {
+    my $f = shift @flags;
+    next if $f =~ /^-[eu]+$/;
+    return undef unless $f eq '-o' && @flags && shift(@flags) =~ /^(?:errexit|nounset|pipefail)$/;
+  }
+  my %e;
+  for (@$env) {
+    my $k = index($_, '=');
+    my $name = substr($_, 0, $k);
+    return undef if $name =~ /^(?:BASH|ENV$|SHELLOPTS$|POSIXLY_CORRECT$|__svc)/;
+    $e{$name} = substr($_, $k + 1);
+  }
+  return { prefix => [@$argv[0 .. $#$argv - 1]], cwd => $cwd, env => \%e };
+}
+# The shell code that makes a shell started from template $t run this request exactly as a fresh
+# "argv" would, or undef when it cannot: another shell or working directory, a special variable
+# changed, or a standalone } in the command (its syntax check below wraps it in a function body).
+# Checked in the shell: the working directory is still the same directory (else it was replaced since)
+# and the command parses; if not, the shell becomes the request's own argv in its own environment
+# (exec -c env), so errors read exactly as they do without a pre-started shell.
+sub warmcode {
+  my ($t, $cwd, $out, $err, $argv, $env) = @_;
+  my $p = $t->{prefix};
+  return undef unless @$argv == @$p + 1 && $cwd eq $t->{cwd};
+  for my $i (0 .. $#$p) { return undef unless $argv->[$i] eq $p->[$i] }
+  my $cmd = $argv->[-1];
+  return undef if $cmd =~ /(?:^|[\s;&|(])\}/;
+  my (%new, @set, @unset);
+  for (@$env) { my $k = index($_, '='); $new{substr($_, 0, $k)} = substr($_, $k + 1) }
+  my $old = $t->{env};
+  for (keys %$old) { push @unset, $_ unless exists $new{$_} }
+  for (keys %new) { push @set, $_ unless exists $old->{$_} && $old->{$_} eq $new{$_} }
+  for (@unset, @set) { return undef unless /^[A-Za-z_][A-Za-z0-9_]*$/ && $_ !~ $SPECIAL }
+  my $c = cq($cwd);
+  my @code = ('unset -v __svc_p', 'exec >>' . cq($out) . ($err eq $out ? ' 2>&1' : ' 2>>' . cq($err)));
+  push @code, 'unset -v ' . join(' ', @unset) if @unset;
+  push @code, 'export ' . join(' ', map { "$_=" . cq($new{$_}) } @set) if @set;
+  my $cold = join(' ', "exec -c $ENVBIN -i --", (map { cqenv($_) } @$env), map { cq($_) } @$argv);
+  push @code, "{ [ . -ef $c ] && eval " . cq("__svc_f() { $cmd\n}") . "; } 2>/dev/null || { cd -P -- $c && $cold; exit 127; }";
+  # $_ last: what a fresh shell starts with (the environment's _, else its argv[0]).
+  push @code, 'unset -f __svc_f', 'SECONDS=0', 'BASH_EXECUTION_STRING=' . cq($cmd), ': ' . cq($new{_} // $argv->[0]), 'eval ' . cq($cmd);
+  return join('; ', @code) . "\n#svc-end";
+}
+# The log files, created as a fresh process would open them: a pre-started shell only reopens them, and
+# a failure is left to the fresh process, which reports it in the stderr log.
+sub logsready {
+  my ($cwd, @files) = @_;
+  return 0 unless -d $cwd;
+  for (@files) { sysopen(my $f, $_, O_WRONLY | O_CREAT | O_APPEND, 0666) or return 0; close $f; }
+  return 1;
+}
+# A request to the pre-started shell: its process line first (it runs from the moment it reads its code).
+sub warmstart {
+  my ($cwd, $out, $err, $recfile, $key, $cmd, $argv, $env) = @_;
+  my $code = warmcode($sparet, $cwd, $out, $err, $argv, $env);
+  if (!defined $code || !logsready($cwd, $out, $err)) { dropspare(); return undef; }
+  recordstart($recfile, $key, $cmd, $spare, $sparetk) if $recfile ne '';
+  return handover($code);
+}
 sub start {
   my ($frame) = @_;
-  my ($id, undef, undef, undef, $recfile, $key) = unpack('(N/a*)6', $frame);
-  my $pid = defined $spare ? handover($frame) : undef;
+  my ($id, $cwd, $out, $err, $recfile, $key, $cmd, $argc, @env) = unpack('(N/a*)*', $frame);
+  my @argv = splice(@env, 0, $argc);
+  my $pid;
+  if (defined $spare) {
+    $pid = defined $sparet ? warmstart($cwd, $out, $err, $recfile, $key, $cmd, \@argv, \@env) : handover(pack('N', length $frame) . $frame);
+  }
   if (!defined $pid) {
     $pid = fork();
     return reply('F', $id, oneline("fork: $!")) unless defined $pid;
-    if ($pid == 0) { detach(); my (undef, @req) = unpack('(N/a*)*', $frame); run(@req); }
+    if ($pid == 0) { detach(); run($cwd, $out, $err, $recfile, $key, $cmd, $argc, @argv, @env); }
   }
+  $tmpl = warmable(\@argv, \@env, $cwd);
   $ids{$pid} = [$id, $recfile, $key];
   reply('S', $id, $pid);
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { ExecRequest } from '../../core/ports/executor.js';
 import type { ExecResult } from '../../core/run/state.js';
 import { ForkServer, type ForkRequest } from './fork-server.js';
+import { FORK_SERVER_SCRIPT } from './fork-server-script.js';
 import { ProcessExecutor } from './process.js';
 import { processStartTicks } from './liveness.js';
 import { parseExecRecord } from './records.js';
@@ -157,6 +158,134 @@ maybe('ForkServer', () => {
     expect(await run(none, forkRequest(dir, ['/bin/true']))).toEqual({ pid: undefined, lost: true, mayHaveStarted: false });
     expect(none.available()).toBe(false);
     expect(existsSync(join(dir, 'records'))).toBe(false);
+  });
+});
+
+const BASH = ['/bin/bash', '/usr/bin/bash'].find((b) => existsSync(b));
+if (!BASH && process.env.CI === 'true') throw new Error('bash is required under CI=true');
+const maybeBash = hasPerl && BASH ? describe : describe.skip;
+
+/**
+ * Pre-started shells (ADR 0004): after a bash request the server starts the next shell ahead, with that
+ * request's argv, environment and directory, and hands it the next request as shell code. Whatever runs
+ * in it must see exactly what a freshly exec'd shell sees.
+ */
+maybeBash('ForkServer: pre-started shells', () => {
+  let server: ForkServer;
+  beforeEach(() => { server = new ForkServer(); });
+  afterEach(() => server.close());
+
+  const bashRequest = (dir: string, cmd: string, n: number, extra: Partial<ForkRequest> = {}): ForkRequest =>
+    forkRequest(dir, [BASH!, '-e', '-c', cmd], { stdout: join(dir, `out${n}`), stderr: join(dir, `err${n}`), recordKey: `s${n}.0`, ...extra, env: { PATH: '/usr/bin:/bin', HOME: dir, STEP: String(n), ...extra.env } });
+  const out = (dir: string, n: number): string => readFileSync(join(dir, `out${n}`), 'utf8');
+  const err = (dir: string, n: number): string => readFileSync(join(dir, `err${n}`), 'utf8');
+  /** Request 0 runs in a shell exec'd for it; request 1, the same but for STEP, in the one started ahead. */
+  async function coldThenWarm(dir: string, cmd: string, second: Partial<ForkRequest> = {}): Promise<[Outcome, Outcome]> {
+    const cold = await run(server, bashRequest(dir, cmd, 0));
+    const warm = await run(server, bashRequest(dir, cmd, 1, second));
+    return [cold, warm];
+  }
+  const CMDLINE = 'tr "\\0" " " < /proc/$$/cmdline';
+
+  test('the next bash request runs in the shell started ahead, as its process, with its record', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-warm-'));
+    let ticks: string | undefined;
+    const cold = await run(server, bashRequest(dir, CMDLINE, 0));
+    const warm = await run(server, bashRequest(dir, `${CMDLINE}; echo; echo "$$ $STEP"`, 1), (pid) => { ticks = processStartTicks(pid); });
+    expect([cold.code, warm.code]).toEqual([0, 0]);
+    expect(out(dir, 0)).toContain(`-c ${CMDLINE}`);
+    const [cmdline, self] = out(dir, 1).split('\n');
+    expect(cmdline).toContain('__svc_p');
+    expect(self).toBe(`${warm.pid} 1`);
+    expect(record(join(dir, 'records'), 's1.0')).toMatchObject({ pid: warm.pid, startTicks: ticks });
+  });
+
+  test('it sees exactly what a fresh shell sees: variables, options, traps, descriptors, signals, line numbers, errors', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-warm-'));
+    const probe = [
+      'echo "args: $0 $# $- $LINENO $_"; pwd; umask; ulimit -n; echo "shlvl=$SHLVL seconds=$SECONDS ppid=$PPID"',
+      'env | LC_ALL=C sort | grep -v -e "^STEP="',
+      'declare -p | grep -v -E "^declare -[-a-zA-Z]* (_|RANDOM|SRANDOM|BASHPID|EPOCHREALTIME|EPOCHSECONDS|SECONDS|STEP)="',
+      'declare -f; set -o; shopt -p; trap -p; ls /proc/$$/fd; grep -E "^Sig(Ign|Blk|Cgt)" /proc/$$/status',
+      'echo "line $LINENO"; echo "${BASH_EXECUTION_STRING:0:40}"',
+      'missing_command_xyz || echo "rc=$?"',
+      'cd /nonexistent-dir-xyz || echo "cd rc=$?"',
+      'read -r line || echo "stdin: eof"; echo to-stderr >&2',
+      '${UNSET_XYZ:?is unset}',
+    ].join('\n');
+    const [cold, warm] = await coldThenWarm(dir, probe);
+    expect(cold.code).toBe(1);
+    expect(warm.code).toBe(1);
+    expect(out(dir, 1)).toBe(out(dir, 0));
+    expect(err(dir, 1)).toBe(err(dir, 0));
+    expect(out(dir, 0)).toContain('args: /bin/bash 0 ehBc 1');
+    expect(err(dir, 0)).toContain('line 6: missing_command_xyz: command not found');
+  });
+
+  test('a command that does not parse fails as it does in a fresh shell (same message, exit 2)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-warm-'));
+    const [cold, warm] = await coldThenWarm(dir, 'echo before\nif then fi');
+    expect([cold.code, warm.code]).toEqual([2, 2]);
+    expect(err(dir, 0)).toMatch(/-c: line 2: syntax error/);
+    expect(err(dir, 1)).toBe(err(dir, 0));
+    expect(out(dir, 1)).toBe('before\n');
+  });
+
+  test('braces, exit codes, signals and the stop of the whole group work in a pre-started shell', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-warm-'));
+    const [, braces] = await coldThenWarm(dir, 'f() { echo "in f $STEP"; }; f; { exit 7; }');
+    expect(braces.code).toBe(7);
+    expect(out(dir, 1)).toBe('in f 1\n');
+    expect(await run(server, bashRequest(dir, 'kill -TERM $$', 2))).toMatchObject({ code: -1, signal: 15 });
+    const pidFile = join(dir, 'bg.pid');
+    const stopped = await run(server, bashRequest(dir, `sleep 30 & echo $! > ${pidFile}; ${CMDLINE} > ${join(dir, 'stopped.cmdline')}; wait`, 3), (pid) => {
+      void (async () => { while (!existsSync(pidFile) || !existsSync(join(dir, 'stopped.cmdline'))) await new Promise((r) => setTimeout(r, 10)); process.kill(-pid, 'SIGTERM'); })();
+    });
+    expect(stopped).toMatchObject({ code: -1, signal: 15 });
+    expect(readFileSync(join(dir, 'stopped.cmdline'), 'utf8')).toContain('__svc_p');
+    const bg = Number(readFileSync(pidFile, 'utf8'));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(existsSync(`/proc/${bg}`) ? readFileSync(`/proc/${bg}/stat`, 'utf8').split(') ')[1]![0] : 'gone').toMatch(/Z|gone/);
+  });
+
+  test('a changed special variable, shell or option, or an environment that acts at start-up, runs in a fresh shell', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-warm-'));
+    await run(server, bashRequest(dir, 'true', 0, { env: { LANG: 'C' } }));
+    await run(server, bashRequest(dir, `${CMDLINE}; echo; echo "$LANG"`, 1, { env: { LANG: 'C.UTF-8' } }));
+    expect(out(dir, 1)).toMatch(/-c .*\nC\.UTF-8\n$/);
+    await run(server, bashRequest(dir, 'true', 2, { env: { BASH_ENV: join(dir, 'rc') } }));
+    writeFileSync(join(dir, 'rc'), 'echo from-bash-env\n');
+    await run(server, bashRequest(dir, CMDLINE, 3, { env: { BASH_ENV: join(dir, 'rc') } }));
+    expect(out(dir, 3)).toMatch(/^from-bash-env\n.*-c /);
+    await run(server, forkRequest(dir, [BASH!, '-x', '-c', 'true'], { stdout: join(dir, 'out4'), stderr: join(dir, 'err4') }));
+    await run(server, forkRequest(dir, [BASH!, '-x', '-c', CMDLINE], { stdout: join(dir, 'out5'), stderr: join(dir, 'err5') }));
+    expect(out(dir, 5)).toContain(`-x -c ${CMDLINE}`);
+    expect(err(dir, 5)).toBe("+ tr '\\0' ' '\n");
+  });
+
+  test('a working directory replaced since the shell was started is entered afresh', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'svc-warm-'));
+    const dir = join(base, 'work');
+    spawnSync('mkdir', [dir]);
+    await run(server, bashRequest(base, 'true', 0, { cwd: dir }));
+    spawnSync('rm', ['-rf', dir]);
+    spawnSync('mkdir', [dir]);
+    writeFileSync(join(dir, 'marker'), '');
+    const r = await run(server, bashRequest(base, 'pwd; ls; echo "$PWD"', 1, { cwd: dir }));
+    expect(r.code).toBe(0);
+    expect(out(base, 1)).toBe(`${dir}\nmarker\n${dir}\n`);
+  });
+
+  test('a shell handed a request cut short (no end marker) runs none of it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-warm-'));
+    const boot = /my \$BOOT = q\{(.*)\};/.exec(FORK_SERVER_SCRIPT)![1]!;
+    const code = (file: string): string => `touch ${file}; echo ran\n#svc-end`;
+    for (const [name, text] of [['whole', code(join(dir, 'whole'))], ['cut', code(join(dir, 'cut')).slice(0, -3)], ['empty', '']] as const) {
+      writeFileSync(join(dir, `${name}.in`), text);
+      spawnSync('sh', ['-c', `exec 3< "$1"; shift; exec "$@"`, 'sh', join(dir, `${name}.in`), BASH!, '-e', '-c', boot], { encoding: 'utf8' });
+    }
+    expect(existsSync(join(dir, 'whole'))).toBe(true);
+    expect(existsSync(join(dir, 'cut'))).toBe(false);
   });
 });
 
