@@ -41,8 +41,6 @@ my %ids;
 my ($spare, $sparew, $sparet, $sparetk);
 # The template of the next spare: the last request, when a shell could be started ahead for it (undef: a perl spare).
 my $tmpl;
-my $ENVBIN = '/usr/bin/env';
-my $haveenv = -x $ENVBIN;
 # All of $data to $fh, resuming after a signal (SIGCHLD interrupts a blocked write); false on an error.
 sub writeall {
   my ($fh, $data) = @_;
@@ -193,22 +191,14 @@ sub cq {
   $s =~ s/([\x00-\x1f\x7f])/sprintf('\\x%02x', ord $1)/ge;
   return "\$'$s'";
 }
-# The quoted environment entries: mostly the same from one request to the next.
-my %cqenv;
-sub cqenv {
-  my ($s) = @_;
-  my $q = $cqenv{$s};
-  return $q if defined $q;
-  %cqenv = () if keys(%cqenv) >= 4096;
-  return $cqenv{$s} = cq($s);
-}
 # Variables bash treats specially (at start-up or on assignment): a request that changes one runs cold.
 my $SPECIAL = qr/^(?:BASH.*|ENV|SHELLOPTS|POSIXLY_CORRECT|SHLVL|PWD|OLDPWD|IFS|PS\d|EUID|UID|PPID|GROUPS|HOSTNAME|HOSTTYPE|MACHTYPE|OSTYPE|OPT(?:IND|ERR|ARG)|S?RANDOM|SECONDS|LINENO|EPOCH\w*|FUNCNAME|FUNCNEST|DIRSTACK|PIPESTATUS|REPLY|MAPFILE|COPROC\w*|LANG|LANGUAGE|LC_\w*|TZ|TERM|COLUMNS|LINES|GLOBIGNORE|GLOBSORT|HIST\w*|MAIL\w*|IGNOREEOF|INPUTRC|PROMPT_\w*|TMOUT|COMP\w*|READLINE_\w*|CHILD_MAX|EXECIGNORE|FIGNORE|HOSTFILE|TEXTDOMAIN\w*|_|__svc\w*)$/;
-# The template a shell can be started ahead from: bash with only -e/-u/-o errexit|nounset|pipefail before
+# The template a shell can be started ahead from: bash by its absolute path (so $_ starts the same in a
+# shell exec'd from it) with only -e/-u/-o errexit|nounset|pipefail before
 # -c, and no variable that acts at start-up (BASH_ENV, ENV, SHELLOPTS, exported functions, ...).
 sub warmable {
   my ($argv, $env, $cwd) = @_;
-  return undef unless $haveenv && @$argv >= 3 && $argv->[-2] eq '-c' && $argv->[0] =~ m{(?:^|/)bash$} && index($argv->[0], '=') < 0;
+  return undef unless @$argv >= 3 && $argv->[-2] eq '-c' && $argv->[0] =~ m{^/(?:.*/)?bash$};
   my @flags = @$argv[1 .. $#$argv - 2];
   while (@flags) {
     my $f = shift @flags;
@@ -228,8 +218,8 @@ sub warmable {
 # "argv" would, or undef when it cannot: another shell or working directory, a special variable
 # changed, or a standalone } in the command (its syntax check below wraps it in a function body).
 # Checked in the shell: the working directory is still the same directory (else it was replaced since)
-# and the command parses; if not, the shell becomes the request's own argv in its own environment
-# (exec -c env), so errors read exactly as they do without a pre-started shell.
+# and the command parses; if not, the shell execs the request's own argv, so errors read exactly as
+# they do without a pre-started shell (and no variable ever shows in a command line).
 sub warmcode {
   my ($t, $cwd, $out, $err, $argv, $env) = @_;
   my $p = $t->{prefix};
@@ -247,8 +237,10 @@ sub warmcode {
   my @code = ('unset -v __svc_p', 'exec >>' . cq($out) . ($err eq $out ? ' 2>&1' : ' 2>>' . cq($err)));
   push @code, 'unset -v ' . join(' ', @unset) if @unset;
   push @code, 'export ' . join(' ', map { "$_=" . cq($new{$_}) } @set) if @set;
-  my $cold = join(' ', "exec -c $ENVBIN -i --", (map { cqenv($_) } @$env), map { cq($_) } @$argv);
-  push @code, "{ [ . -ef $c ] && eval " . cq("__svc_f() { $cmd\n}") . "; } 2>/dev/null || { cd -P -- $c && $cold; exit 127; }";
+  # The request's own argv: the environment is already the request's but for what cd and start-up changed
+  # (SHLVL is right as it is: exec passes it on one lower).
+  my $cold = join('; ', (map { exists $new{$_} ? "export $_=" . cq($new{$_}) : "unset -v $_" } qw(PWD OLDPWD)), 'exec ' . join(' ', map { cq($_) } @$argv));
+  push @code, "{ [ . -ef $c ] && eval " . cq("__svc_f() { $cmd\n}") . "; } 2>/dev/null || { cd -P -- $c && { $cold; }; exit 127; }";
   # $_ last: what a fresh shell starts with (the environment's _, else its argv[0]).
   push @code, 'unset -f __svc_f', 'SECONDS=0', 'BASH_EXECUTION_STRING=' . cq($cmd), ': ' . cq($new{_} // $argv->[0]), 'eval ' . cq($cmd);
   return join('; ', @code) . "\n#svc-end";

@@ -263,17 +263,23 @@ maybeBash('ForkServer: pre-started shells', () => {
     expect(err(dir, 5)).toBe("+ tr '\\0' ' '\n");
   });
 
-  test('a working directory replaced since the shell was started is entered afresh', async () => {
+  test('a working directory replaced since the shell was started is entered afresh, as by a fresh shell', async () => {
     const base = mkdtempSync(join(tmpdir(), 'svc-warm-'));
     const dir = join(base, 'work');
     spawnSync('mkdir', [dir]);
-    await run(server, bashRequest(base, 'true', 0, { cwd: dir }));
+    const env = { PWD: '/somewhere', SHLVL: '4', OLDPWD: '/before' };
+    await run(server, bashRequest(base, 'true', 0, { cwd: dir, env }));
     spawnSync('rm', ['-rf', dir]);
     spawnSync('mkdir', [dir]);
     writeFileSync(join(dir, 'marker'), '');
-    const r = await run(server, bashRequest(base, 'pwd; ls; echo "$PWD"', 1, { cwd: dir }));
+    const probe = 'pwd; ls; env | LC_ALL=C sort | grep -v ^STEP=; echo "$SHLVL $_ $BASH_EXECUTION_STRING"; declare -p OLDPWD PWD';
+    const r = await run(server, bashRequest(base, probe, 1, { cwd: dir, env }));
     expect(r.code).toBe(0);
-    expect(out(base, 1)).toBe(`${dir}\nmarker\n${dir}\n`);
+    expect(out(base, 1)).toMatch(new RegExp(`^${dir}\nmarker\n`));
+    const fresh = new ForkServer();
+    await run(fresh, bashRequest(base, probe, 2, { cwd: dir, env }));
+    fresh.close();
+    expect(out(base, 1)).toBe(out(base, 2));
   });
 
   test('a shell handed a request cut short (no end marker) runs none of it', () => {
