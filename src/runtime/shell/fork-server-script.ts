@@ -28,7 +28,7 @@
 export const FORK_SERVER_SCRIPT = String.raw`
 use strict; use warnings;
 use POSIX ();
-use Fcntl qw(O_WRONLY O_CREAT O_APPEND O_TRUNC O_RDONLY O_RDWR F_GETFL F_SETFL F_SETFD O_NONBLOCK);
+use Fcntl qw(O_WRONLY O_CREAT O_APPEND O_RDONLY O_RDWR F_GETFL F_SETFL F_SETFD O_NONBLOCK);
 use IO::Select;
 $SIG{PIPE} = 'IGNORE';
 $SIG{INT} = 'IGNORE';
@@ -54,6 +54,8 @@ sub writeall {
 }
 sub reply { writeall(\*STDOUT, join(' ', @_) . "\n") or exit 0 }
 sub oneline { my $s = shift; $s =~ s/[\r\n]+/ /g; return $s }
+# A request's NAME=value entries as a hash.
+sub envhash { return { map { my $k = index($_, '='); (substr($_, 0, $k) => substr($_, $k + 1)) } @{$_[0]} } }
 sub reap {
   while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) {
     my $st = $?; my $req = delete $ids{$pid};
@@ -118,7 +120,7 @@ sub child {
   if ($err ne $out) { undef $e; sysopen($e, $err, O_WRONLY | O_CREAT | O_APPEND, 0666) or $fail->("open $err: $!"); }
   chdir($cwd) or $fail->("chdir $cwd: $!");
   POSIX::dup2(fileno($i), 0); POSIX::dup2(fileno($o), 1); POSIX::dup2(fileno($e), 2);
-  %ENV = map { my $k = index($_, '='); (substr($_, 0, $k) => substr($_, $k + 1)) } @$env;
+  %ENV = %{envhash($env)};
   { no warnings 'exec'; exec { $argv->[0] } @$argv; }
   $fail->("$argv->[0]: $!");
 }
@@ -193,26 +195,25 @@ sub cq {
 }
 # Variables bash treats specially (at start-up or on assignment): a request that changes one runs cold.
 my $SPECIAL = qr/^(?:BASH.*|ENV|SHELLOPTS|POSIXLY_CORRECT|SHLVL|PWD|OLDPWD|IFS|PS\d|EUID|UID|PPID|GROUPS|HOSTNAME|HOSTTYPE|MACHTYPE|OSTYPE|OPT(?:IND|ERR|ARG)|S?RANDOM|SECONDS|LINENO|EPOCH\w*|FUNCNAME|FUNCNEST|DIRSTACK|PIPESTATUS|REPLY|MAPFILE|COPROC\w*|LANG|LANGUAGE|LC_\w*|TZ|TERM|COLUMNS|LINES|GLOBIGNORE|GLOBSORT|HIST\w*|MAIL\w*|IGNOREEOF|INPUTRC|PROMPT_\w*|TMOUT|COMP\w*|READLINE_\w*|CHILD_MAX|EXECIGNORE|FIGNORE|HOSTFILE|TEXTDOMAIN\w*|_|__svc\w*)$/;
-# The template a shell can be started ahead from: bash by its absolute path (so $_ starts the same in a
-# shell exec'd from it) with only -e/-u/-o errexit|nounset|pipefail before
-# -c, and no variable that acts at start-up (BASH_ENV, ENV, SHELLOPTS, exported functions, ...).
-sub warmable {
-  my ($argv, $env, $cwd) = @_;
-  return undef unless @$argv >= 3 && $argv->[-2] eq '-c' && $argv->[0] =~ m{^/(?:.*/)?bash$};
+# Whether a shell can be started ahead for this argv: bash by its absolute path (so $_ starts the same
+# in a shell exec'd from it) with only -e/-u/-o errexit|nounset|pipefail before -c.
+sub warmshell {
+  my ($argv) = @_;
+  return 0 unless @$argv >= 3 && $argv->[-2] eq '-c' && $argv->[0] =~ m{^/(?:.*/)?bash$};
   my @flags = @$argv[1 .. $#$argv - 2];
   while (@flags) {
     my $f = shift @flags;
     next if $f =~ /^-[eu]+$/;
-    return undef unless $f eq '-o' && @flags && shift(@flags) =~ /^(?:errexit|nounset|pipefail)$/;
+    return 0 unless $f eq '-o' && @flags && shift(@flags) =~ /^(?:errexit|nounset|pipefail)$/;
   }
-  my %e;
-  for (@$env) {
-    my $k = index($_, '=');
-    my $name = substr($_, 0, $k);
-    return undef if $name =~ /^(?:BASH|ENV$|SHELLOPTS$|POSIXLY_CORRECT$|__svc)/;
-    $e{$name} = substr($_, $k + 1);
-  }
-  return { prefix => [@$argv[0 .. $#$argv - 1]], cwd => $cwd, env => \%e };
+  return 1;
+}
+# The template of a shell started ahead from a warmshell request, unless a variable acts at start-up
+# (BASH_ENV, ENV, SHELLOPTS, exported functions, ...).
+sub warmable {
+  my ($argv, $env, $cwd) = @_;
+  for (keys %$env) { return undef if /^(?:BASH|ENV$|SHELLOPTS$|POSIXLY_CORRECT$|__svc)/ }
+  return { prefix => [@$argv[0 .. $#$argv - 1]], cwd => $cwd, env => $env };
 }
 # The shell code that makes a shell started from template $t run this request exactly as a fresh
 # "argv" would, or undef when it cannot: another shell or working directory, a special variable
@@ -227,9 +228,7 @@ sub warmcode {
   for my $i (0 .. $#$p) { return undef unless $argv->[$i] eq $p->[$i] }
   my $cmd = $argv->[-1];
   return undef if $cmd =~ /(?:^|[\s;&|(])\}/;
-  my (%new, @set, @unset);
-  for (@$env) { my $k = index($_, '='); $new{substr($_, 0, $k)} = substr($_, $k + 1) }
-  my $old = $t->{env};
+  my ($old, %new, @set, @unset) = ($t->{env}, %$env);
   for (keys %$old) { push @unset, $_ unless exists $new{$_} }
   for (keys %new) { push @set, $_ unless exists $old->{$_} && $old->{$_} eq $new{$_} }
   for (@unset, @set) { return undef unless /^[A-Za-z_][A-Za-z0-9_]*$/ && $_ !~ $SPECIAL }
@@ -265,16 +264,19 @@ sub start {
   my ($frame) = @_;
   my ($id, $cwd, $out, $err, $recfile, $key, $cmd, $argc, @env) = unpack('(N/a*)*', $frame);
   my @argv = splice(@env, 0, $argc);
+  # The environment as a hash, only where a pre-started shell needs it (now, or for the next request).
+  my $bash = warmshell(\@argv);
+  my $env = $bash || defined $sparet ? envhash(\@env) : undef;
   my $pid;
   if (defined $spare) {
-    $pid = defined $sparet ? warmstart($cwd, $out, $err, $recfile, $key, $cmd, \@argv, \@env) : handover(pack('N', length $frame) . $frame);
+    $pid = defined $sparet ? warmstart($cwd, $out, $err, $recfile, $key, $cmd, \@argv, $env) : handover(pack('N', length $frame) . $frame);
   }
   if (!defined $pid) {
     $pid = fork();
     return reply('F', $id, oneline("fork: $!")) unless defined $pid;
     if ($pid == 0) { detach(); run($cwd, $out, $err, $recfile, $key, $cmd, $argc, @argv, @env); }
   }
-  $tmpl = warmable(\@argv, \@env, $cwd);
+  $tmpl = $bash ? warmable(\@argv, $env, $cwd) : undef;
   $ids{$pid} = [$id, $recfile, $key];
   reply('S', $id, $pid);
 }
