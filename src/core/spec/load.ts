@@ -9,6 +9,7 @@ import { buildDag } from './dag.js';
 import { Problems, unique } from './errors.js';
 import { schemaProblems } from './validate.js';
 import { isObj, str } from './values.js';
+import { readPlainYaml } from './plain-yaml.js';
 
 export interface LoadOptions {
   /** Stored file name without extension: the default DAG name. */
@@ -32,23 +33,36 @@ function lineCol(text: string, offset: number): string {
   return `line ${line}, column ${offset - before.lastIndexOf('\n')}`;
 }
 
-function yamlErrors(doc: Document, text: string): string[] {
-  return doc.errors.map((e) => `yaml (${lineCol(text, e.pos[0])}): ${e.message.split('\n')[0]}`);
+/** One YAML document read: its value, or the problems that kept it from being read. */
+interface ReadDoc {
+  value?: unknown;
+  errors: string[];
 }
 
-function toValue(doc: Document): { value?: unknown; error?: string } {
+/**
+ * The documents of a file that have content (their 1-based position kept for messages). Plain block
+ * YAML is read by the fast reader (plain-yaml.ts); anything else by `yaml`, with the same values.
+ */
+function readDocuments(text: string): Array<ReadDoc & { n: number }> {
+  const plain = readPlainYaml(text);
+  if (plain) return plain.map((value, i) => ({ value, errors: [], n: i + 1 }));
+  const docs = Array.from(parseAllDocuments(text, { merge: true, prettyErrors: false, uniqueKeys: true }) as unknown as Document[]);
+  return docs.map((d, i) => ({ d, n: i + 1 })).filter(({ d, n }) => n === 1 || hasContent(d)).map(({ d, n }) => ({ ...readDocument(d, text), n }));
+}
+
+function readDocument(doc: Document, text: string): ReadDoc {
+  const syntax = doc.errors.map((e) => `yaml (${lineCol(text, e.pos[0])}): ${e.message.split('\n')[0]}`);
+  if (syntax.length > 0) return { errors: syntax };
   try {
-    return { value: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) };
+    return { value: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }), errors: [] };
   } catch (err) {
-    return { error: `yaml: ${err instanceof Error ? err.message : String(err)}` };
+    return { errors: [`yaml: ${err instanceof Error ? err.message : String(err)}`] };
   }
 }
 
-function loadDocument(doc: Document, text: string, defaultName: string): DocResult {
-  const syntax = yamlErrors(doc, text);
-  if (syntax.length > 0) return { errors: syntax };
-  const { value, error } = toValue(doc);
-  if (error) return { errors: [error] };
+function loadDocument(doc: ReadDoc, defaultName: string): DocResult {
+  if (doc.errors.length > 0) return { errors: doc.errors };
+  const { value } = doc;
   if (!isObj(value)) {
     return { errors: [value === null || value === undefined ? '(document): is empty' : '(document): must be a map of DAG fields'] };
   }
@@ -62,8 +76,8 @@ function hasContent(doc: Document): boolean {
   return doc.contents !== null || doc.errors.length > 0;
 }
 
-function localDag(doc: Document, text: string, seen: Set<string>): LoadedDagFile['localDags'][number] {
-  const r = loadDocument(doc, text, '');
+function localDag(doc: ReadDoc, seen: Set<string>): LoadedDagFile['localDags'][number] {
+  const r = loadDocument(doc, '');
   const errors = [...r.errors];
   const name = r.name ?? r.dag?.name ?? '';
   if (r.dag && r.name === undefined) errors.unshift('name: is required in a local DAG (document 2 and later)');
@@ -73,13 +87,11 @@ function localDag(doc: Document, text: string, seen: Set<string>): LoadedDagFile
 }
 
 function load(text: string, opts: LoadOptions): LoadedDagFile {
-  const docs = parseAllDocuments(text, { merge: true, prettyErrors: false, uniqueKeys: true }) as unknown as Document[];
-  const [first, ...rest] = Array.from(docs);
+  const [first, ...locals] = readDocuments(text);
   if (!first) return { localDags: [], errors: ['(document): is empty'] };
-  const main = loadDocument(first, text, opts.fileName);
+  const main = loadDocument(first, opts.fileName);
   const seen = new Set<string>(main.dag ? [main.dag.name] : []);
-  const locals = rest.map((d, i) => ({ d, n: i + 2 })).filter(({ d }) => hasContent(d));
-  const localDags = locals.map(({ d }) => localDag(d, text, seen));
+  const localDags = locals.map((d) => localDag(d, seen));
   const errors = [
     ...main.errors,
     ...localDags.flatMap((l, i) => l.errors.map((e) => `document ${locals[i]?.n}${l.name ? ` (${l.name})` : ''}: ${e}`)),
