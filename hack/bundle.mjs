@@ -19,6 +19,9 @@ await build({
   entryPoints: [join(ROOT, 'dist/cli/main.js')],
   outfile: join(ROOT, 'dist/svc-cli.cjs'),
   bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning',
+  // Whitespace and syntax only (names stay, for stack traces): 1.2 MB -> 0.74 MB, less to read, hash and
+  // deserialize on every start (ADR 0005).
+  minifyWhitespace: true, minifySyntax: true,
   // The first line ties a code cache to this very build (bin/svc.js).
   banner: { js: `// svc-cli build ${randomUUID()}` },
   // The server command is never reached through the bundle (bin/svc.js loads dist/cli/main.js for it).
