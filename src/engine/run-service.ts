@@ -124,7 +124,8 @@ export class RunService {
     if (days > 0 && now - (this.pruned.get(dagName) ?? -Infinity) < PRUNE_INTERVAL_MS) return;
     this.pruned.set(dagName, now);
     const cutoff = this.deps.clock.now() - days * 86_400_000;
-    const runs = await this.deps.store.list({ dagName });
+    // Only runs not written since the cutoff can have finished before it: the others are not even read.
+    const runs = await this.deps.store.list({ dagName, writtenBefore: cutoff });
     for (const r of runs) {
       const fin = r.status.run.finishedAt;
       if (isRunTerminal(r.status.run.status) && fin && Date.parse(fin) <= cutoff) {

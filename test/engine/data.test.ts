@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Sandbox } from '../helpers/cli.js';
 
@@ -123,5 +123,16 @@ steps:
     await sb.run(['start', f, '--run-id', 'new']);
     expect(readdirSync(join(sb.dataDir, 'runs', 'ephemeral'))).toEqual(['new']);
     writeFileSync(join(sb.dir, 'noop'), '');
+  });
+
+  test('histRetentionDays 1 removes runs that finished (and were last written) over a day ago, keeps the others', async () => {
+    const f = sb.dag('daily', 'histRetentionDays: 1\nsteps:\n  - name: a\n    command: "true"\n');
+    for (const id of ['old', 'recent']) await sb.run(['start', f, '--run-id', id]);
+    const status = join(sb.dataDir, 'runs', 'daily', 'old', 'status.json');
+    const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000);
+    writeFileSync(status, readFileSync(status, 'utf8').replace(/"finishedAt":"[^"]+"/g, `"finishedAt":"${threeDaysAgo.toISOString()}"`));
+    utimesSync(status, threeDaysAgo, threeDaysAgo);
+    await sb.run(['start', f, '--run-id', 'new']);
+    expect(readdirSync(join(sb.dataDir, 'runs', 'daily')).sort()).toEqual(['new', 'recent']);
   });
 });

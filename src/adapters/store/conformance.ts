@@ -163,6 +163,16 @@ export function runStoreConformance(name: string, makeStore: () => Promise<RunSt
         const [first] = await store.list({ dagName: 'b' });
         expect(first).toEqual(await store.get({ dagName: 'b', dagRunId: 'r2' }));
       });
+
+      it('with writtenBefore, leaves out runs whose status was written after that time', async () => {
+        await new Promise((r) => setTimeout(r, 20));
+        const between = Date.now();
+        await new Promise((r) => setTimeout(r, 20));
+        const r3 = (await store.get({ dagName: 'a', dagRunId: 'r3' }))!;
+        await store.updateStatus(runKeyOf(r3), r3.metadata.resourceVersion, { ...r3.status, attemptId: 'again' });
+        expect(ids(await store.list({ dagName: 'a', writtenBefore: between }))).toEqual(['a/r4', 'a/r1']);
+        expect(ids(await store.list({ writtenBefore: Date.now() + 1000 }))).toEqual(['child/c1', 'b/r2', 'a/r4', 'a/r3', 'a/r1']);
+      });
     });
 
     describe('delete', () => {

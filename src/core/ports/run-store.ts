@@ -11,6 +11,12 @@ export interface RunListFilter {
   dagName?: string;
   /** Only root runs (no parent). */
   rootOnly?: boolean;
+  /**
+   * Only runs whose status was last written at or before this time (ms since the epoch), found without
+   * reading the others (history pruning: a run that finished before the time was last written no later
+   * than it finished, or was written again since, and then waits for a later pass).
+   */
+  writtenBefore?: number;
 }
 
 /**

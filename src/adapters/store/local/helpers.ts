@@ -1,11 +1,13 @@
 /** Small helpers of LocalRunStore: listing order, directory reads, bounded parallelism. */
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import type { DagRunResource } from '../../../core/resources.js';
 import { isNotFound } from '../../fs/atomic.js';
 
+/** Code-unit order, not the locale's (ids and ISO times are ASCII; ICU's collator also costs ~15 ms to set up). */
+const ordinal = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 export function newestFirst(a: DagRunResource, b: DagRunResource): number {
-  const t = b.metadata.creationTimestamp.localeCompare(a.metadata.creationTimestamp);
-  return t !== 0 ? t : b.spec.dagRunId.localeCompare(a.spec.dagRunId);
+  return ordinal(b.metadata.creationTimestamp, a.metadata.creationTimestamp) || ordinal(b.spec.dagRunId, a.spec.dagRunId);
 }
 
 export function safe(fn: () => unknown): boolean {
@@ -45,4 +47,14 @@ export function deepFreeze<T>(o: T): T {
     for (const v of Object.values(o)) deepFreeze(v);
   }
   return o;
+}
+
+/** When a file was last written (ms since the epoch); Infinity when it is missing (never older than anything). */
+export async function writtenAt(path: string): Promise<number> {
+  try {
+    return (await stat(path)).mtimeMs;
+  } catch (err) {
+    if (isNotFound(err)) return Infinity;
+    throw err;
+  }
 }

@@ -30,7 +30,7 @@ import {
   encodeStatus, initialVersion, nextVersion, parseStatusHead, STATUS_HEAD_BYTES, toResource,
   validateSpecFile, validateStatusFile,
 } from './files.js';
-import { deepFreeze, mapLimit, newestFirst, readdirSafe, safe } from './helpers.js';
+import { deepFreeze, mapLimit, newestFirst, readdirSafe, safe, writtenAt } from './helpers.js';
 import { KeyedMutex } from './mutex.js';
 import type { RunPaths } from './paths.js';
 import { cacheKey, Layout } from './paths.js';
@@ -140,6 +140,11 @@ export class LocalRunStore implements RunStore {
       for (const dagRunId of await readdirSafe(this.layout.dagDir(dagName))) {
         if (safe(() => this.layout.computeRunPaths({ dagName, dagRunId }))) keys.push({ dagName, dagRunId });
       }
+    }
+    if (filter.writtenBefore !== undefined) {
+      const before = filter.writtenBefore;
+      const old = await mapLimit(keys, LIST_CONCURRENCY, async (k) => (await writtenAt(this.layout.computeRunPaths(k).status)) <= before);
+      keys.splice(0, keys.length, ...keys.filter((_, i) => old[i]));
     }
     const runs = (await mapLimit(keys, LIST_CONCURRENCY, (k) => this.read(this.layout.computeRunPaths(k))))
       .filter((r): r is DagRunResource => r !== undefined)
