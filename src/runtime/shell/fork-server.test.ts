@@ -248,6 +248,19 @@ maybeBash('ForkServer: pre-started shells', () => {
     expect(existsSync(`/proc/${bg}`) ? readFileSync(`/proc/${bg}/stat`, 'utf8').split(') ')[1]![0] : 'gone').toMatch(/Z|gone/);
   });
 
+  test('the shells started after several requests (one kept template, each request a delta) see exactly their own environment', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-warm-'));
+    const ENV = `${CMDLINE} | grep -c __svc""_p || :; env | LC_ALL=C sort | grep -v -e '^_='`;
+    const envs: Array<Record<string, string>> = [{ A: '1', GONE: 'x' }, { A: '2', NEW: 'y' }, { A: '3', NEW: 'y z', OTHER: "it's" }, { A: '1', GONE: 'x' }];
+    for (const [n, env] of envs.entries()) expect((await run(server, bashRequest(dir, ENV, n, { env }))).code).toBe(0);
+    const fresh = spawnSync(BASH!, ['-e', '-c', ENV], { cwd: dir, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: dir, STEP: '3', A: '1', GONE: 'x' } });
+    expect(out(dir, 0)).toMatch(/^0\n/);
+    for (const n of [1, 2, 3]) expect(out(dir, n)).toMatch(/^1\n/);
+    for (const n of [1, 2]) expect(out(dir, n)).not.toContain('GONE=');
+    expect(out(dir, 2)).toContain("NEW=y z\nOTHER=it's\n");
+    expect(out(dir, 3).replace(/^1\n/, '0\n')).toBe(fresh.stdout);
+  });
+
   test('a changed special variable, shell or option, or an environment that acts at start-up, runs in a fresh shell', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-warm-'));
     await run(server, bashRequest(dir, 'true', 0, { env: { LANG: 'C' } }));
