@@ -36,6 +36,9 @@ describe('bin/svc.js', () => {
     const cache = readFileSync(join(ROOT, 'dist/svc-cli.cache'));
     expect(cache.subarray(0, id.length + 1).toString('latin1')).toBe(`${id}\n`);
     expect(cache.length).toBeGreaterThan(100_000);
+    // Made under the flags bin/svc.js runs with, so V8 takes it (it checks its version and flags).
+    const r = spawnSync(process.execPath, [join(ROOT, 'bin/svc.js'), 'validate', join(ROOT, 'examples/hello.yaml')], { encoding: 'utf8', env: { ...process.env, SVC_DEBUG_CODE_CACHE: '1' } });
+    expect(r.stderr).toContain('code cache: accepted');
   });
 
   test('the bundle runs when it is at least as new as the tree; an older one is passed over for the tree', () => {
