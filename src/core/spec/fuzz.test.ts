@@ -3,19 +3,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { loadDagText } from './load.js';
+import { rng } from './testing.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-
-/** Deterministic PRNG (mulberry32) so a failure can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const KEYS = ['name', 'steps', 'command', 'depends', 'type', 'tags', 'schedule', 'params', 'env', 'container', 'ssh',
   'retryPolicy', 'repeatPolicy', 'parallel', 'output', 'handlerOn', 'exit', 'continueOn', 'config', 'call', 'id', 'x'];

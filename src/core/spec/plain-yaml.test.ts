@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { readPlainYaml } from './plain-yaml.js';
+import { rng } from './testing.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -32,17 +33,6 @@ function yamlFiles(dir: string): string[] {
     if (statSync(path).isDirectory()) return yamlFiles(path);
     return /\.ya?ml$/.test(name) ? [path] : [];
   });
-}
-
-/** mulberry32: a failure can be replayed from its seed. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const SCALARS = [

@@ -1,0 +1,12 @@
+/** Helpers for the spec tests (never imported by production code). */
+
+/** Deterministic PRNG (mulberry32): a failing random case can be replayed from its seed. */
+export function rng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
