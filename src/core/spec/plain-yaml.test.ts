@@ -90,6 +90,11 @@ describe('readPlainYaml', () => {
     expect(readPlainYaml('a: 1\n---\nb: 2\n')).toEqual([{ a: 1 }, { b: 2 }]);
   });
 
+  test('nesting deep enough to exhaust the stack is left to `yaml`, not thrown', () => {
+    const deep = Array.from({ length: 20_000 }, (_, i) => `${' '.repeat(i)}k:`).join('\n') + '\n';
+    expect(readPlainYaml(deep)).toBeUndefined();
+  });
+
   test('random documents and mutations of them', () => {
     const r = rng(20261122);
     const pick = <T>(xs: T[]): T => xs[Math.floor(r() * xs.length)] as T;

@@ -38,9 +38,9 @@ export function readPlainYaml(text: string): PlainValue[] | undefined {
     const unbroken = lines[lines.length - 1] !== '';
     if (!unbroken) lines.pop();
     return documents(lines, unbroken);
-  } catch (e) {
-    if (e === OUTSIDE) return undefined;
-    throw e;
+  } catch {
+    // Outside the subset, or anything unexpected (nesting deep enough to exhaust the stack): `yaml` decides.
+    return undefined;
   }
 }
 
