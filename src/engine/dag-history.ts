@@ -56,7 +56,7 @@ export class DagHistory {
   /** Newest root runs first, at most limit. */
   async recent(dagName: string, limit = DEFAULT_HISTORY_LIMIT): Promise<DagRunResource[]> {
     if (!isSafeDagName(dagName)) return [];
-    return (await this.store.list({ dagName, rootOnly: true })).slice(0, limit);
+    return this.store.list({ dagName, rootOnly: true, limit });
   }
 
   /** Requests a stop of every active (running or waiting) root run of the DAG; failures are reported, not thrown. */

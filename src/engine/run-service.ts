@@ -94,8 +94,8 @@ export class RunService {
   }
 
   async latest(dagName: string): Promise<DagRunResource | undefined> {
-    const runs = await this.deps.store.list({ dagName, rootOnly: true });
-    return runs[0];
+    const [run] = await this.deps.store.list({ dagName, rootOnly: true, limit: 1 });
+    return run;
   }
 
   async stop(key: RunKey): Promise<void> {

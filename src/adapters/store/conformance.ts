@@ -164,6 +164,16 @@ export function runStoreConformance(name: string, makeStore: () => Promise<RunSt
         expect(first).toEqual(await store.get({ dagName: 'b', dagRunId: 'r2' }));
       });
 
+      it('with limit, returns the newest that pass the other filters, as the full list would', async () => {
+        expect(ids(await store.list({ dagName: 'a', limit: 2 }))).toEqual(['a/r4', 'a/r3']);
+        expect(ids(await store.list({ rootOnly: true, limit: 1 }))).toEqual(['b/r2']);
+        expect(ids(await store.list({ limit: 3 }))).toEqual(['child/c1', 'b/r2', 'a/r4']);
+        expect(ids(await store.list({ dagName: 'a', limit: 10 }))).toEqual(['a/r4', 'a/r3', 'a/r1']);
+        expect(await store.list({ limit: 0 })).toEqual([]);
+        const [first] = await store.list({ dagName: 'b', limit: 1 });
+        expect(first).toEqual(await store.get({ dagName: 'b', dagRunId: 'r2' }));
+      });
+
       it('with writtenBefore, leaves out runs whose status was written after that time', async () => {
         await new Promise((r) => setTimeout(r, 20));
         const between = Date.now();

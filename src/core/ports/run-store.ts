@@ -17,6 +17,8 @@ export interface RunListFilter {
    * than it finished, or was written again since, and then waits for a later pass).
    */
   writtenBefore?: number;
+  /** At most this many (the newest), found without reading every run when there are more. */
+  limit?: number;
 }
 
 /**

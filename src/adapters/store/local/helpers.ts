@@ -4,7 +4,7 @@ import type { DagRunResource } from '../../../core/resources.js';
 import { isNotFound } from '../../fs/atomic.js';
 
 /** Code-unit order, not the locale's (ids and ISO times are ASCII; ICU's collator also costs ~15 ms to set up). */
-const ordinal = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+export const ordinal = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 export function newestFirst(a: DagRunResource, b: DagRunResource): number {
   return ordinal(b.metadata.creationTimestamp, a.metadata.creationTimestamp) || ordinal(b.spec.dagRunId, a.spec.dagRunId);

@@ -28,6 +28,21 @@ describe('LocalRunStore (local only)', () => {
     store = new LocalRunStore({ dataDir });
   });
 
+  it('with limit, orders runs whose spec file does not start as it writes them by their whole spec', async () => {
+    for (const [id, at] of [['r1', '2024-01-01T00:00:01.000Z'], ['r2', '2024-01-01T00:00:03.000Z'], ['r3', '2024-01-01T00:00:02.000Z']] as const) {
+      await store.create(makeRun({ dagRunId: id, creationTimestamp: at }));
+    }
+    // r1 rewritten with its creation time last (another writer's field order): the head says nothing.
+    const file = join(store.runDir({ dagName: 'hello', dagRunId: 'r1' }), 'spec.json');
+    const spec = JSON.parse(await readFile(file, 'utf8'));
+    const { creationTimestamp, ...meta } = spec.metadata;
+    await writeFile(file, JSON.stringify({ ...spec, metadata: { ...meta, creationTimestamp: '2024-01-01T00:00:04.000Z' } }));
+    const ids = async (limit: number) => (await store.list({ dagName: 'hello', limit })).map((r) => r.spec.dagRunId);
+    expect(creationTimestamp).toBe('2024-01-01T00:00:01.000Z');
+    expect(await ids(1)).toEqual(['r1']);
+    expect(await ids(2)).toEqual(['r1', 'r2']);
+  });
+
   it('requires an absolute dataDir', () => {
     expect(() => new LocalRunStore({ dataDir: 'relative/dir' })).toThrow(/absolute/);
   });

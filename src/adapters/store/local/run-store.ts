@@ -24,13 +24,13 @@ import type { Clock } from '../../../core/ports/clock.js';
 import type { RunKey, RunListFilter, RunStore } from '../../../core/ports/run-store.js';
 import type { DagRunResource, DagRunStatus } from '../../../core/resources.js';
 import { API_VERSION } from '../../../core/resources.js';
-import { isNotFound, readHeadSync, readJson, writeFileAtomic, writeFileAtomicSync, CorruptFileError } from '../../fs/atomic.js';
+import { isNotFound, readHead, readHeadSync, readJson, writeFileAtomic, writeFileAtomicSync, CorruptFileError } from '../../fs/atomic.js';
 import type { SpecFile, StatusFile, StatusHead } from './files.js';
 import {
   encodeStatus, initialVersion, nextVersion, parseStatusHead, STATUS_HEAD_BYTES, toResource,
   validateSpecFile, validateStatusFile,
 } from './files.js';
-import { deepFreeze, mapLimit, newestFirst, readdirSafe, safe, writtenAt } from './helpers.js';
+import { deepFreeze, mapLimit, newestFirst, ordinal, readdirSafe, safe, writtenAt } from './helpers.js';
 import { KeyedMutex } from './mutex.js';
 import type { RunPaths } from './paths.js';
 import { cacheKey, Layout } from './paths.js';
@@ -48,6 +48,10 @@ export interface LocalRunStoreOptions {
 
 /** Runs read in parallel by list(); bounded to stay far from EMFILE on big histories. */
 const LIST_CONCURRENCY = 32;
+
+/** spec.json starts with apiVersion, kind and metadata (name, uid, creationTimestamp, ...): its creation time is in the first bytes. */
+const SPEC_HEAD_BYTES = 1024;
+const CREATED = /^\{"apiVersion":"[^"]*","kind":"DagRun","metadata":\{[^{}]*?"creationTimestamp":"([^"\\]*)"/;
 
 export class LocalRunStore implements RunStore {
   private readonly layout: Layout;
@@ -146,10 +150,36 @@ export class LocalRunStore implements RunStore {
       const old = await mapLimit(keys, LIST_CONCURRENCY, async (k) => (await writtenAt(this.layout.computeRunPaths(k).status)) <= before);
       keys.splice(0, keys.length, ...keys.filter((_, i) => old[i]));
     }
-    const runs = (await mapLimit(keys, LIST_CONCURRENCY, (k) => this.read(this.layout.computeRunPaths(k))))
-      .filter((r): r is DagRunResource => r !== undefined)
-      .filter((r) => !filter.rootOnly || !r.spec.parent);
+    const keep = (r: DagRunResource | undefined): r is DagRunResource => r !== undefined && (!filter.rootOnly || !r.spec.parent);
+    if (filter.limit !== undefined && filter.limit < keys.length) return this.newest(keys, filter.limit, keep);
+    const runs = (await mapLimit(keys, LIST_CONCURRENCY, (k) => this.read(this.layout.computeRunPaths(k)))).filter(keep);
     return runs.sort(newestFirst);
+  }
+
+  /**
+   * The newest `limit` runs that `keep` takes, in list order. The order comes from the creation time at
+   * the head of each spec file; whole runs are read from the newest down, only until there are enough.
+   */
+  private async newest(keys: RunKey[], limit: number, keep: (r: DagRunResource | undefined) => r is DagRunResource): Promise<DagRunResource[]> {
+    const stamped = await mapLimit(keys, LIST_CONCURRENCY, async (k) => ({ k, at: await this.createdAt(this.layout.computeRunPaths(k)) }));
+    stamped.sort((a, b) => ordinal(b.at, a.at) || ordinal(b.k.dagRunId, a.k.dagRunId));
+    const out: DagRunResource[] = [];
+    for (const { k } of stamped) {
+      if (out.length >= limit) break;
+      const run = await this.read(this.layout.computeRunPaths(k));
+      if (keep(run)) out.push(run);
+    }
+    return out;
+  }
+
+  /** metadata.creationTimestamp from the first bytes of spec.json (it comes before the big spec); the whole file if not there. */
+  private async createdAt(p: RunPaths): Promise<string> {
+    const head = await readHead(p.spec, SPEC_HEAD_BYTES);
+    if (head === undefined) return '';
+    const m = CREATED.exec(head);
+    if (m) return m[1]!;
+    const spec = await readJson<{ metadata?: { creationTimestamp?: unknown } }>(p.spec);
+    return typeof spec?.metadata?.creationTimestamp === 'string' ? spec.metadata.creationTimestamp : '';
   }
 
   async delete(key: RunKey): Promise<void> {
