@@ -49,6 +49,9 @@ export interface LocalRunStoreOptions {
 /** Runs read in parallel by list(); bounded to stay far from EMFILE on big histories. */
 const LIST_CONCURRENCY = 32;
 
+/** A run directory found by list(), its paths computed once. */
+interface Found { dagRunId: string; p: RunPaths }
+
 /** spec.json starts with apiVersion, kind and metadata (name, uid, creationTimestamp, ...): its creation time is in the first bytes. */
 const SPEC_HEAD_BYTES = 1024;
 const CREATED = /^\{"apiVersion":"[^"]*","kind":"DagRun","metadata":\{[^{}]*?"creationTimestamp":"([^"\\]*)"/;
@@ -139,20 +142,22 @@ export class LocalRunStore implements RunStore {
     const dagNames = filter.dagName !== undefined
       ? [filter.dagName]
       : (await readdirSafe(this.layout.runsRoot)).filter((n) => safe(() => this.layout.dagDir(n)));
-    const keys: RunKey[] = [];
+    let found: Found[] = [];
     for (const dagName of dagNames) {
       for (const dagRunId of await readdirSafe(this.layout.dagDir(dagName))) {
-        if (safe(() => this.layout.computeRunPaths({ dagName, dagRunId }))) keys.push({ dagName, dagRunId });
+        try {
+          found.push({ dagRunId, p: this.layout.computeRunPaths({ dagName, dagRunId }) });
+        } catch { /* not a run directory name */ }
       }
     }
     if (filter.writtenBefore !== undefined) {
       const before = filter.writtenBefore;
-      const old = await mapLimit(keys, LIST_CONCURRENCY, async (k) => (await writtenAt(this.layout.computeRunPaths(k).status)) <= before);
-      keys.splice(0, keys.length, ...keys.filter((_, i) => old[i]));
+      const old = await mapLimit(found, LIST_CONCURRENCY, async (f) => (await writtenAt(f.p.status)) <= before);
+      found = found.filter((_, i) => old[i]);
     }
     const keep = (r: DagRunResource | undefined): r is DagRunResource => r !== undefined && (!filter.rootOnly || !r.spec.parent);
-    if (filter.limit !== undefined && filter.limit < keys.length) return this.newest(keys, filter.limit, keep);
-    const runs = (await mapLimit(keys, LIST_CONCURRENCY, (k) => this.read(this.layout.computeRunPaths(k)))).filter(keep);
+    if (filter.limit !== undefined && filter.limit < found.length) return this.newest(found, filter.limit, keep);
+    const runs = (await mapLimit(found, LIST_CONCURRENCY, (f) => this.read(f.p))).filter(keep);
     return runs.sort(newestFirst);
   }
 
@@ -160,13 +165,13 @@ export class LocalRunStore implements RunStore {
    * The newest `limit` runs that `keep` takes, in list order. The order comes from the creation time at
    * the head of each spec file; whole runs are read from the newest down, only until there are enough.
    */
-  private async newest(keys: RunKey[], limit: number, keep: (r: DagRunResource | undefined) => r is DagRunResource): Promise<DagRunResource[]> {
-    const stamped = await mapLimit(keys, LIST_CONCURRENCY, async (k) => ({ k, at: await this.createdAt(this.layout.computeRunPaths(k)) }));
-    stamped.sort((a, b) => ordinal(b.at, a.at) || ordinal(b.k.dagRunId, a.k.dagRunId));
+  private async newest(found: Found[], limit: number, keep: (r: DagRunResource | undefined) => r is DagRunResource): Promise<DagRunResource[]> {
+    const stamped = await mapLimit(found, LIST_CONCURRENCY, async (f) => ({ f, at: await this.createdAt(f.p) }));
+    stamped.sort((a, b) => ordinal(b.at, a.at) || ordinal(b.f.dagRunId, a.f.dagRunId));
     const out: DagRunResource[] = [];
-    for (const { k } of stamped) {
+    for (const { f } of stamped) {
       if (out.length >= limit) break;
-      const run = await this.read(this.layout.computeRunPaths(k));
+      const run = await this.read(f.p);
       if (keep(run)) out.push(run);
     }
     return out;
