@@ -295,8 +295,11 @@ async function main() {
         // Flush the dirty pages of the previous execution (Dagu writes many small files): otherwise their
         // writeback competes with whichever system runs next, and the order of the systems shows in the figures.
         spawnSync('sync');
+        // Run directories are all removed at the end, never between executions: on a filesystem that
+        // checks recently deleted inodes (ext4 without a journal, as on the CI machine) each file created
+        // after a burst of deletions scans past them, and the cleanup of one execution would be billed to
+        // whichever system runs next (measured: 20 us a file quiet, 70-300 us after a deletion).
         const r = await measure(inv.argv, inv.env, memMode, scratch);
-        if (!opts.keep) rmSync(inv.dir, { recursive: true, force: true });
         const tag = warm ? 'warmup' : `run ${i - opts.warmup + 1}/${opts.runs}`;
         if (!r.ok) {
           failures += 1;
