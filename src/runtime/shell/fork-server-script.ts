@@ -28,11 +28,19 @@
 export const FORK_SERVER_SCRIPT = String.raw`
 use strict; use warnings;
 use POSIX ();
-use Fcntl qw(O_WRONLY O_CREAT O_APPEND O_RDONLY O_RDWR F_GETFL F_SETFL F_SETFD O_NONBLOCK);
+use Fcntl qw(O_WRONLY O_CREAT O_APPEND O_RDONLY O_RDWR F_GETFL F_SETFL F_SETFD FD_CLOEXEC O_NONBLOCK);
 use IO::Select;
-$SIG{PIPE} = 'IGNORE';
-$SIG{INT} = 'IGNORE';
+# Caught, not ignored: exec resets a caught signal to its default, an ignored one stays ignored.
+$SIG{PIPE} = sub {};
+$SIG{INT} = sub {};
 binmode STDIN; binmode STDOUT;
+# Descriptor 3 is where a pre-started shell finds its request pipe, put there just before it is forked (its
+# child then only has to setsid and exec); between forks it holds /dev/null, close-on-exec.
+sysopen(my $FD3, '/dev/null', O_RDWR) or die "fork server: /dev/null: $!\n";
+if (fileno($FD3) != 3) { POSIX::dup2(fileno($FD3), 3) // die "fork server: fd 3: $!\n"; close $FD3; open($FD3, '+<&=', 3) or die "fork server: fd 3: $!\n"; }
+fcntl($FD3, F_SETFD, FD_CLOEXEC);
+sysopen(my $NULLH, '/dev/null', O_RDWR) or die "fork server: /dev/null: $!\n";
+my $NULL = fileno($NULLH);
 pipe(my $sigr, my $sigw) or die "fork server: pipe: $!\n";
 for my $h ($sigr, $sigw) { my $f = fcntl($h, F_GETFL, 0); fcntl($h, F_SETFL, $f | O_NONBLOCK); }
 $SIG{CHLD} = sub { syswrite($sigw, 'x') };
@@ -151,23 +159,30 @@ sub perlspare {
 # reads its request (shell code, see warmcode) from fd 3 to its end and runs it only when the end marker
 # is there (a request cut short is never run). LC_ALL=C: -N counts bytes; -N reads in blocks, not bytes.
 my $BOOT = q{LC_ALL=C read -r -N 2147483647 __svc_p <&3 || :; exec 3<&-; case $__svc_p in *$'\n#svc-end') eval "$__svc_p";; esac};
+# A pre-started shell, forked with its directory and request pipe (fd 3) already in place: the child
+# touches as little as it can (each page it writes is a copy-on-write fault).
 sub warmspare {
   my ($t, $r) = @_;
-  sysopen(my $n, '/dev/null', O_RDWR) or POSIX::_exit(127);
-  POSIX::dup2(fileno($n), $_) for 0 .. 2;
-  if (fileno($r) == 3) { fcntl($r, F_SETFD, 0) } else { POSIX::dup2(fileno($r), 3) }
-  chdir($t->{cwd}) or POSIX::_exit(127);
-  { no warnings 'exec'; exec { $t->{prefix}[0] } @{$t->{prefix}}, $BOOT; }
-  POSIX::_exit(127);
+  return undef unless chdir($t->{cwd}) && defined POSIX::dup2(fileno($r), 3);
+  my $pid = fork();
+  if (defined $pid && $pid == 0) {
+    POSIX::dup2($NULL, $_) for 0 .. 2;
+    POSIX::setsid();
+    { no warnings 'exec'; exec { $t->{prefix}[0] } @{$t->{prefix}}, $BOOT; }
+    POSIX::_exit(127);
+  }
+  POSIX::dup2($NULL, 3); fcntl($FD3, F_SETFD, FD_CLOEXEC);
+  return $pid;
 }
 sub forkspare {
   pipe(my $r, my $w) or return;
-  my $pid = fork();
+  $tmpl = undef if defined $tmpl && !defined($spare = warmspare($tmpl, $r));
+  my $pid = $spare // fork();
   if (!defined $pid) { close $r; close $w; return; }
   if ($pid == 0) {
     close $w;
     detach();
-    defined $tmpl ? warmspare($tmpl, $r) : perlspare($r);
+    perlspare($r);
   }
   close $r;
   ($spare, $sparew, $sparet) = ($pid, $w, $tmpl);
