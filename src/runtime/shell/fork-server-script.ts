@@ -176,8 +176,10 @@ sub warmspare {
 }
 sub forkspare {
   pipe(my $r, my $w) or return;
-  $tmpl = undef if defined $tmpl && !defined($spare = warmspare($tmpl, $r));
-  my $pid = $spare // fork();
+  my $pid = defined $tmpl ? warmspare($tmpl, $r) : undef;
+  # No pre-started shell (its directory cannot be entered, ...): a Perl spare until the next bash request.
+  $tmpl = undef if !defined $pid;
+  $pid //= fork();
   if (!defined $pid) { close $r; close $w; return; }
   if ($pid == 0) {
     close $w;
