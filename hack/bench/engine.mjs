@@ -195,6 +195,18 @@ function measure(argv, env, memMode, scratch) {
 
 // ---------------------------------------------------------------------------------------------
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+/** Quartiles by the median of each half (the median itself left out of both when the count is odd). */
+function quartiles(xs) {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const h = s.length >> 1;
+  return { q1: median(s.slice(0, Math.max(1, h))), median: median(s), q3: median(s.slice(s.length - Math.max(1, h))) };
+}
+/** a/b of the executions of the same iteration (both ok): the run-to-run spread of a ratio. */
+function pairedRatios(a, b) {
+  const byRun = new Map((b?.samples ?? []).map((x) => [x.run, x.wallMs]));
+  return quartiles((a?.samples ?? []).filter((x) => byRun.has(x.run)).map((x) => x.wallMs / byRun.get(x.run)));
+}
 const fmtMs = (x) => (Number.isFinite(x) ? `${(x / 1000).toFixed(3)} s` : '-');
 const fmtMiB = (k) => (Number.isFinite(k) ? `${(k / 1024).toFixed(1)} MiB` : '-');
 const fmtRatio = (x) => (Number.isFinite(x) ? `${x.toFixed(2)}x` : '-');
@@ -308,7 +320,7 @@ async function main() {
           continue;
         }
         process.stdout.write(`  ${s.padEnd(6)} ${sys.padEnd(4)} ${tag.padEnd(9)} ${fmtMs(r.wallMs).padStart(9)}  ${fmtMiB(r.rssKiB).padStart(10)}\n`);
-        if (!warm) results[s][sys].samples.push({ wallMs: r.wallMs, rssKiB: r.rssKiB });
+        if (!warm) results[s][sys].samples.push({ run: i - opts.warmup, wallMs: r.wallMs, rssKiB: r.rssKiB });
       }
     }
     for (const sys of systems) {
@@ -349,6 +361,8 @@ async function main() {
       svcOverDaguRss: g('svc', 'peakRssMedianKiB') / g('dagu', 'peakRssMedianKiB'),
       svcOverBareRss: g('svc', 'peakRssMedianKiB') / g('bare', 'peakRssMedianKiB'),
       ...(opts.svcAlt ? { svcAltOverSvcWall: wall('svc-alt', 'svc') } : {}),
+      svcOverDaguWallPerRun: pairedRatios(results[s].svc, results[s].dagu),
+      svcOverBareShellWallPerRun: pairedRatios(results[s].svc, results[s]['bare-shell']),
     };
     r.meetsDaguTarget = Number.isFinite(r.svcOverDaguWall) ? r.svcOverDaguWall <= 0.5 : null;
     r.meetsBareTarget = Number.isFinite(r.svcOverBareShellWall) ? r.svcOverBareShellWall <= 2 : null;
@@ -358,6 +372,11 @@ async function main() {
     rrows.push([s, f(r.svcOverDaguWall), verdict(r.meetsDaguTarget), f(r.svcOverBareShellWall), verdict(r.meetsBareTarget), f(r.floorOverDaguWall), f(r.svcOverBareWall), f(r.svcOverFloorWall), f(r.svcOverDaguRss), f(r.svcOverBareRss), ...(opts.svcAlt ? [f(r.svcAltOverSvcWall)] : [])]);
   }
   console.log(`${table(rrows)}\n`);
+  // The spread behind the medians: the same ratio per iteration (svc and the other system run back to back).
+  const spread = (q) => (q ? `${q.q1.toFixed(2)} / ${q.median.toFixed(2)} / ${q.q3.toFixed(2)}` : '-');
+  const prows = [['scenario', 'svc/dagu per run (q1 / median / q3)', 'svc/bare-shell per run (q1 / median / q3)']];
+  for (const s of opts.scenarios) prows.push([s, spread(ratios[s].svcOverDaguWallPerRun), spread(ratios[s].svcOverBareShellWallPerRun)]);
+  console.log(`${table(prows)}\n`);
   if (missingRef) console.error('!! REFERENCE IMPLEMENTATION MISSING: svc/dagu not measured (see above).');
   if (failures) console.error(`!! ${failures} execution(s) failed; their samples are excluded.`);
 
