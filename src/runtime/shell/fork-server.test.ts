@@ -7,13 +7,15 @@ import type { ExecResult } from '../../core/run/state.js';
 import { ForkServer, type ForkRequest } from './fork-server.js';
 import { FORK_SERVER_SCRIPT } from './fork-server-script.js';
 import { ProcessExecutor } from './process.js';
-import { processStartTicks } from './liveness.js';
 import { parseExecRecord } from './records.js';
 
 const hasPerl = existsSync('/usr/bin/perl') || existsSync('/bin/perl');
 if (!hasPerl && process.env.CI === 'true') throw new Error('perl is required under CI=true (Debian package perl-base)');
 if (!hasPerl) console.warn('!!! SKIPPING fork server tests: no perl on this machine');
 const maybe = hasPerl ? describe : describe.skip;
+
+/** Shell code that prints the shell's own start time in clock ticks (field 22 of its stat; its name has no space). */
+const OWN_TICKS = "cut -d ' ' -f 22 /proc/$$/stat";
 
 const record = (file: string, key = 'step.0') => (existsSync(file) ? parseExecRecord(readFileSync(file, 'utf8'), key) : undefined);
 
@@ -64,9 +66,9 @@ maybe('ForkServer', () => {
   test('creates the exec record (pid and start time) before the command runs; merged logs share one file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-fork-'));
     const log = join(dir, 'all.log');
-    let ticks: string | undefined;
-    const r = await run(server, forkRequest(dir, ['/bin/sh', '-c', `cat ${join(dir, 'records')}; echo err >&2`], { stdout: log, stderr: log }), (pid) => { ticks = processStartTicks(pid); });
-    const [line, err] = readFileSync(log, 'utf8').trim().split('\n');
+    // The process tells its own start time (read from the test when the start is reported, it may already be gone).
+    const r = await run(server, forkRequest(dir, ['/bin/sh', '-c', `cat ${join(dir, 'records')}; ${OWN_TICKS}; echo err >&2`], { stdout: log, stderr: log }));
+    const [line, ticks, err] = readFileSync(log, 'utf8').trim().split('\n');
     expect(line).toMatch(/^step\.0 \{/);
     const rec = JSON.parse(line!.slice('step.0 '.length)) as { pid: number; startTicks: string; startedAt: string };
     expect(rec.pid).toBe(r.pid);
@@ -189,12 +191,11 @@ maybeBash('ForkServer: pre-started shells', () => {
 
   test('the next bash request runs in the shell started ahead, as its process, with its record', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-warm-'));
-    let ticks: string | undefined;
     const cold = await run(server, bashRequest(dir, CMDLINE, 0));
-    const warm = await run(server, bashRequest(dir, `${CMDLINE}; echo; echo "$$ $STEP"`, 1), (pid) => { ticks = processStartTicks(pid); });
+    const warm = await run(server, bashRequest(dir, `${CMDLINE}; echo; echo "$$ $STEP"; ${OWN_TICKS}`, 1));
     expect([cold.code, warm.code]).toEqual([0, 0]);
     expect(out(dir, 0)).toContain(`-c ${CMDLINE}`);
-    const [cmdline, self] = out(dir, 1).split('\n');
+    const [cmdline, self, ticks] = out(dir, 1).split('\n');
     expect(cmdline).toContain('__svc_p');
     expect(self).toBe(`${warm.pid} 1`);
     expect(record(join(dir, 'records'), 's1.0')).toMatchObject({ pid: warm.pid, startTicks: ticks });
