@@ -162,6 +162,29 @@ function indexOf(def: DagDefinition, name: string): number | undefined {
   return index.get(name);
 }
 
+const dependencyIndex = new WeakMap<DagDefinition, ReadonlyArray<readonly number[] | undefined>>();
+
+/**
+ * For each step of def.steps, the indices of its `depends` in def.steps, in their order (undefined when
+ * one names no step), built once per definition object.
+ */
+export function dependencyIndexes(def: DagDefinition): ReadonlyArray<readonly number[] | undefined> {
+  let deps = dependencyIndex.get(def);
+  if (!deps) {
+    deps = def.steps.map((step) => {
+      const out: number[] = [];
+      for (const dep of step.depends) {
+        const i = indexOf(def, dep);
+        if (i === undefined) return undefined;
+        out.push(i);
+      }
+      return out;
+    });
+    dependencyIndex.set(def, deps);
+  }
+  return deps;
+}
+
 /** The step definition behind a node (handlers included). */
 export function stepOf(def: DagDefinition, node: NodeState): StepDefinition | undefined {
   if (node.handler) return def.handlerOn[node.handler];
