@@ -38,9 +38,9 @@ export function readiness(ctx: Ctx, step: StepDefinition): Readiness {
  * Anything else (a dependency that finished other than successfully, one that is not a main step, a
  * state laid out differently from the definition) returns false: readiness() decides.
  */
-export function waitsForDependency(ctx: Ctx, i: number, node: NodeState): boolean {
+export function waitsForDependency(ctx: Ctx, i: number, node: NodeState, all = dependencyIndexes(ctx.def)): boolean {
   const steps = ctx.def.steps;
-  const deps = steps[i]?.name === node.name ? dependencyIndexes(ctx.def)[i] : undefined;
+  const deps = steps[i]?.name === node.name ? all[i] : undefined;
   if (!deps) return false;
   const nodes = ctx.s.nodes;
   for (const j of deps) {
@@ -127,6 +127,7 @@ export function scheduleSteps(ctx: Ctx): boolean {
   let changed = false;
   const cap = ctx.def.maxActiveSteps > 0 ? ctx.def.maxActiveSteps : Infinity;
   const nodes = ctx.s.nodes;
+  const deps = dependencyIndexes(ctx.def);
   let active = 0;
   for (const n of nodes) if (busy(n)) active += 1;
   for (let i = 0; i < nodes.length; i++) {
@@ -135,7 +136,7 @@ export function scheduleSteps(ctx: Ctx): boolean {
       resumeDue(ctx, current, stepAt(ctx, i, current));
       continue;
     }
-    if (current.status !== NodeStatus.NotStarted || waitsForDependency(ctx, i, current)) continue;
+    if (current.status !== NodeStatus.NotStarted || waitsForDependency(ctx, i, current, deps)) continue;
     const step = stepAt(ctx, i, current);
     const r = readiness(ctx, step);
     if (!r.ready) {

@@ -150,40 +150,34 @@ export function newRunState(def: DagDefinition): RunState {
   };
 }
 
-const stepIndex = new WeakMap<DagDefinition, Map<string, number>>();
-
-/** Index of each step by name in def.steps, built once per definition object. */
-function indexOf(def: DagDefinition, name: string): number | undefined {
-  let index = stepIndex.get(def);
-  if (!index) {
-    index = new Map(def.steps.map((s, i) => [s.name, i]));
-    stepIndex.set(def, index);
-  }
-  return index.get(name);
+/** Something derived from a definition, built on first use and kept as long as the definition object lives. */
+function perDefinition<T>(build: (def: DagDefinition) => T): (def: DagDefinition) => T {
+  const made = new WeakMap<DagDefinition, T>();
+  return (def) => {
+    let v = made.get(def);
+    if (v === undefined) made.set(def, v = build(def));
+    return v;
+  };
 }
 
-const dependencyIndex = new WeakMap<DagDefinition, ReadonlyArray<readonly number[] | undefined>>();
+/** Index of each step by name in def.steps. */
+const stepIndex = perDefinition((def) => new Map(def.steps.map((s, i) => [s.name, i])));
+const indexOf = (def: DagDefinition, name: string): number | undefined => stepIndex(def).get(name);
 
 /**
  * For each step of def.steps, the indices of its `depends` in def.steps, in their order (undefined when
- * one names no step), built once per definition object.
+ * one names no step).
  */
-export function dependencyIndexes(def: DagDefinition): ReadonlyArray<readonly number[] | undefined> {
-  let deps = dependencyIndex.get(def);
-  if (!deps) {
-    deps = def.steps.map((step) => {
-      const out: number[] = [];
-      for (const dep of step.depends) {
-        const i = indexOf(def, dep);
-        if (i === undefined) return undefined;
-        out.push(i);
-      }
-      return out;
-    });
-    dependencyIndex.set(def, deps);
-  }
-  return deps;
-}
+export const dependencyIndexes = perDefinition((def): ReadonlyArray<readonly number[] | undefined> =>
+  def.steps.map((step) => {
+    const out: number[] = [];
+    for (const dep of step.depends) {
+      const i = indexOf(def, dep);
+      if (i === undefined) return undefined;
+      out.push(i);
+    }
+    return out;
+  }));
 
 /** The step definition behind a node (handlers included). */
 export function stepOf(def: DagDefinition, node: NodeState): StepDefinition | undefined {
