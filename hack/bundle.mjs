@@ -22,8 +22,11 @@ await build({
   // Whitespace and syntax only (names stay, for stack traces): 1.2 MB -> 0.74 MB, less to read, hash and
   // deserialize on every start (ADR 0005).
   minifyWhitespace: true, minifySyntax: true,
-  // The first line ties a code cache to this very build (bin/svc.js).
-  banner: { js: `// svc-cli build ${randomUUID()}` },
+  // The first line ties a code cache to this very build (bin/svc.js). import.meta.url is the bundle's
+  // own URL, as it would be for an ES module at that place (src/runtime/shell/native.ts finds dist/ by it).
+  // (The directive first: a statement before esbuild's own would end strict mode.)
+  banner: { js: `// svc-cli build ${randomUUID()}\n'use strict';var __svcBundleUrl = require('node:url').pathToFileURL(__filename).href;` },
+  define: { 'import.meta.url': '__svcBundleUrl' },
   // The server command is never reached through the bundle (bin/svc.js loads dist/cli/main.js for it).
   external: ['./server.js'],
 });

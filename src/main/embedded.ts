@@ -11,6 +11,7 @@ import type { IdGen } from '../core/ports/clock.js';
 import type { EngineDeps } from '../engine/deps.js';
 import { ProcessExecutor } from '../runtime/shell/process.js';
 import { ForkServer } from '../runtime/shell/fork-server.js';
+import { nativeForkServer } from '../runtime/shell/native.js';
 import { hitlExecutor } from '../runtime/hitl.js';
 import { LocalRunControls } from '../adapters/store/local/controls.js';
 import { ShellCommandRunner } from '../runtime/commands/shell-runner.js';
@@ -24,7 +25,7 @@ export const timeIds = (now: () => number): IdGen => ({
 /** With `onState` (a foreground run's progress display) steps run at once: the fork server starts now. */
 export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<EngineDeps, 'onChange' | 'onState'> = {}): EngineDeps {
   const store = new LocalRunStore({ dataDir: config.dataDir });
-  const forkServer = config.forkServer ? new ForkServer({ path: config.systemEnv.PATH }) : undefined;
+  const forkServer = config.forkServer ? new ForkServer({ path: config.systemEnv.PATH, native: nativeForkServer() }) : undefined;
   if (hooks.onState) forkServer?.warm();
   const shell = new ProcessExecutor(forkServer ? { forkServer } : {});
   const clock = { now: () => Date.now() };

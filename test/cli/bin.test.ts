@@ -4,7 +4,7 @@
  * bin/ and dist/ so the real build is never touched.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/cli.js';
@@ -83,5 +83,21 @@ describe('bin/svc.js', () => {
     const cache = readFileSync(out);
     expect(cache.subarray(0, id!.length + 1).toString('latin1')).toBe(`${id}\n`);
     expect(cache.length).toBeGreaterThan(100_000);
+  });
+  test('steps start from the native fork server the build made (ADR 0007), from the bundle and from the tree', () => {
+    const dir = install();
+    if (!existsSync(join(dir, 'dist/svc-fork-server'))) {
+      if (process.env.CI === 'true') throw new Error('no dist/svc-fork-server under CI=true (npm run build with a C compiler)');
+      console.warn('!!! SKIPPING: no native fork server built (no C compiler)');
+      return;
+    }
+    writeFileSync(join(dir, 'who.yaml'), 'steps:\n  - name: a\n    command: cat /proc/$PPID/comm > helper.txt\n');
+    expect(svc(dir, ['start', 'who.yaml']).status).toBe(0);
+    expect(readFileSync(join(dir, 'helper.txt'), 'utf8')).toBe('svc-fork-server\n');
+    const old = new Date(statSync(join(dir, 'dist/cli/main.js')).mtimeMs - 3_600_000);
+    utimesSync(join(dir, 'dist/svc-cli.cjs'), old, old);
+    writeFileSync(join(dir, 'helper.txt'), '');
+    expect(svc(dir, ['start', 'who.yaml']).status).toBe(0);
+    expect(readFileSync(join(dir, 'helper.txt'), 'utf8')).toBe('svc-fork-server\n');
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The fork server: a small Perl program (perl-base only: POSIX, Fcntl, IO::Select, present wherever
- * Debian's essential packages are) that starts step processes for the engine (ADR 0004).
+ * Debian's essential packages are) that starts step processes for the engine (ADR 0004). fork-server.c
+ * is the same program in C (ADR 0007), used when the build could compile it; this header documents both.
  *
  * Why: forking the engine itself costs time proportional to its resident memory (page tables of a
  * 60-70 MB Node process) and blocks the event loop until the child has exec'd; forking a 5 MB
@@ -25,6 +26,27 @@
  * On end of input the server exits (a waiting spare sees its pipe close and leaves); the children live on (their exit codes are recorded by the
  * step's own exit trap, appended to the exec record, so a restarted engine can adopt them).
  */
+/**
+ * The boot line of a pre-started shell, exec'd ahead with the last request's argv, environment and working
+ * directory: it reads its request (shell code, see warmcode) from fd 3 to its end and runs it only when the
+ * end marker is there (a request cut short is never run). LC_ALL=C: -N counts bytes; -N reads in blocks,
+ * not bytes. An argument of both servers (argv[1]).
+ */
+export const WARM_BOOT = String.raw`LC_ALL=C read -r -N 2147483647 __svc_p <&3 || :; exec 3<&-; case $__svc_p in *$'\n#svc-end') eval "$__svc_p";; esac`;
+
+/**
+ * Variables bash treats specially (at start-up or on assignment): a request that changes one runs in a
+ * fresh shell. An alternation both Perl and POSIX extended regular expressions read alike (argv[2]).
+ */
+export const SPECIAL_NAMES = [
+  'BASH.*', 'ENV', 'SHELLOPTS', 'POSIXLY_CORRECT', 'SHLVL', 'PWD', 'OLDPWD', 'IFS', 'PS[0-9]', 'EUID', 'UID', 'PPID', 'GROUPS',
+  'HOSTNAME', 'HOSTTYPE', 'MACHTYPE', 'OSTYPE', 'OPT(IND|ERR|ARG)', 'S?RANDOM', 'SECONDS', 'LINENO', 'EPOCH[A-Za-z0-9_]*',
+  'FUNCNAME', 'FUNCNEST', 'DIRSTACK', 'PIPESTATUS', 'REPLY', 'MAPFILE', 'COPROC[A-Za-z0-9_]*', 'LANG', 'LANGUAGE',
+  'LC_[A-Za-z0-9_]*', 'TZ', 'TERM', 'COLUMNS', 'LINES', 'GLOBIGNORE', 'GLOBSORT', 'HIST[A-Za-z0-9_]*', 'MAIL[A-Za-z0-9_]*',
+  'IGNOREEOF', 'INPUTRC', 'PROMPT_[A-Za-z0-9_]*', 'TMOUT', 'COMP[A-Za-z0-9_]*', 'READLINE_[A-Za-z0-9_]*', 'CHILD_MAX',
+  'EXECIGNORE', 'FIGNORE', 'HOSTFILE', 'TEXTDOMAIN[A-Za-z0-9_]*', '_', '__svc[A-Za-z0-9_]*',
+].join('|');
+
 export const FORK_SERVER_SCRIPT = String.raw`
 use strict; use warnings;
 use POSIX ();
@@ -155,10 +177,8 @@ sub perlspare {
   my (undef, @req) = unpack('(N/a*)*', substr($f, 4));
   run(@req);
 }
-# A pre-started shell: exec'd ahead with the last request's argv, environment and working directory, it
-# reads its request (shell code, see warmcode) from fd 3 to its end and runs it only when the end marker
-# is there (a request cut short is never run). LC_ALL=C: -N counts bytes; -N reads in blocks, not bytes.
-my $BOOT = q{LC_ALL=C read -r -N 2147483647 __svc_p <&3 || :; exec 3<&-; case $__svc_p in *$'\n#svc-end') eval "$__svc_p";; esac};
+# The boot line of a pre-started shell (WARM_BOOT).
+my $BOOT = $ARGV[0];
 # A pre-started shell, forked with its directory and request pipe (fd 3) already in place: the child
 # touches as little as it can (each page it writes is a copy-on-write fault).
 sub warmspare {
@@ -212,8 +232,8 @@ sub cq {
   $s =~ s/([\x00-\x1f\x7f])/sprintf('\\x%02x', ord $1)/ge;
   return "\$'$s'";
 }
-# Variables bash treats specially (at start-up or on assignment): a request that changes one runs cold.
-my $SPECIAL = qr/^(?:BASH.*|ENV|SHELLOPTS|POSIXLY_CORRECT|SHLVL|PWD|OLDPWD|IFS|PS\d|EUID|UID|PPID|GROUPS|HOSTNAME|HOSTTYPE|MACHTYPE|OSTYPE|OPT(?:IND|ERR|ARG)|S?RANDOM|SECONDS|LINENO|EPOCH\w*|FUNCNAME|FUNCNEST|DIRSTACK|PIPESTATUS|REPLY|MAPFILE|COPROC\w*|LANG|LANGUAGE|LC_\w*|TZ|TERM|COLUMNS|LINES|GLOBIGNORE|GLOBSORT|HIST\w*|MAIL\w*|IGNOREEOF|INPUTRC|PROMPT_\w*|TMOUT|COMP\w*|READLINE_\w*|CHILD_MAX|EXECIGNORE|FIGNORE|HOSTFILE|TEXTDOMAIN\w*|_|__svc\w*)$/;
+# Variables bash treats specially (SPECIAL_NAMES).
+my $SPECIAL = qr/^(?:$ARGV[1])$/;
 # Whether a shell can be started ahead for this argv: bash by its absolute path (so $_ starts the same
 # in a shell exec'd from it) with only -e/-u/-o errexit|nounset|pipefail before -c.
 sub warmshell {

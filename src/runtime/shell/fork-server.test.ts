@@ -5,14 +5,32 @@ import { join } from 'node:path';
 import type { ExecRequest } from '../../core/ports/executor.js';
 import type { ExecResult } from '../../core/run/state.js';
 import { ForkServer, type ForkRequest } from './fork-server.js';
-import { FORK_SERVER_SCRIPT } from './fork-server-script.js';
+import { WARM_BOOT } from './fork-server-script.js';
+import { nativeForkServer } from './native.js';
 import { ProcessExecutor } from './process.js';
 import { parseExecRecord } from './records.js';
 
 const hasPerl = existsSync('/usr/bin/perl') || existsSync('/bin/perl');
 if (!hasPerl && process.env.CI === 'true') throw new Error('perl is required under CI=true (Debian package perl-base)');
 if (!hasPerl) console.warn('!!! SKIPPING fork server tests: no perl on this machine');
-const maybe = hasPerl ? describe : describe.skip;
+const NATIVE = nativeForkServer();
+if (!NATIVE && process.env.CI === 'true') throw new Error('the native fork server is required under CI=true (npm run build, with a C compiler: Debian gcc)');
+if (!NATIVE) console.warn('!!! SKIPPING native fork server tests: no dist/svc-fork-server (npm run build with a C compiler)');
+const BASH = ['/bin/bash', '/usr/bin/bash'].find((b) => existsSync(b));
+if (!BASH && process.env.CI === 'true') throw new Error('bash is required under CI=true');
+if (!BASH) console.warn('!!! SKIPPING pre-started shell tests: no bash on this machine');
+
+/** Both implementations run every test (ADR 0007): the options that choose each. */
+type ServerOptions = ConstructorParameters<typeof ForkServer>[0];
+const IMPLS: Array<[string, ServerOptions]> = [
+  ...(hasPerl ? [['perl', {}] as [string, ServerOptions]] : []),
+  ...(NATIVE ? [['native', { native: NATIVE }] as [string, ServerOptions]] : []),
+];
+/** describe.each over the implementations there are (jest refuses an empty table). */
+const eachImpl = (name: string, body: (opts: ServerOptions) => void): void => {
+  if (IMPLS.length === 0) { describe.skip(name, () => test('no fork server implementation', () => undefined)); return; }
+  describe.each(IMPLS)(`${name} (%s)`, (_impl, opts) => body(opts));
+};
 
 /** Shell code that prints the shell's own start time in clock ticks (field 22 of its stat; its name has no space). */
 const OWN_TICKS = "cut -d ' ' -f 22 /proc/$$/stat";
@@ -47,8 +65,8 @@ function forkRequest(dir: string, argv: string[], extra: Partial<ForkRequest> = 
   return { argv, cwd: dir, env: { PATH: '/usr/bin:/bin', ONLY: 'this' }, stdout: join(dir, 'out.log'), stderr: join(dir, 'err.log'), recordFile: join(dir, 'records'), recordKey: 'step.0', commandIndex: 0, ...extra };
 }
 
-maybe('ForkServer', () => {
-  const server = new ForkServer();
+eachImpl('ForkServer', (opts) => {
+  const server = new ForkServer(opts);
   afterAll(() => server.close());
 
   test('runs a command in its own session with exactly the given environment, cwd and log files', async () => {
@@ -99,11 +117,11 @@ maybe('ForkServer', () => {
     expect(codes.map((c) => c.code)).toEqual(Array.from({ length: 40 }, (_, i) => i));
   });
 
-  /** The helper's idle children: the spare forked ahead of the next request (still a perl process). */
+  /** The helper's idle children: the spare forked ahead of the next request (still a copy of the helper). */
   const spares = (): number[] => {
     const helper = (server as unknown as { child: { pid: number } }).child.pid;
     const r = spawnSync('ps', ['-o', 'pid=,comm=', '--ppid', String(helper)], { encoding: 'utf8' });
-    return r.stdout.split('\n').filter((l) => /\bperl$/.test(l.trim())).map((l) => Number(l.trim().split(/\s+/)[0]));
+    return r.stdout.split('\n').filter((l) => /\b(perl|svc-fork-server)$/.test(l.trim())).map((l) => Number(l.trim().split(/\s+/)[0]));
   };
   const oneSpare = async (): Promise<number> => {
     for (let i = 0; i < 200; i++) { const s = spares(); if (s.length === 1) return s[0]!; await new Promise((r) => setTimeout(r, 10)); }
@@ -147,34 +165,68 @@ maybe('ForkServer', () => {
 
   test('a helper started ahead (warm) and never used does not keep the process alive', () => {
     const mod = new URL('./fork-server.ts', import.meta.url).pathname.replace('/src/', '/dist/').replace(/\.ts$/, '.js');
-    const script = `import { ForkServer } from ${JSON.stringify(mod)}; const s = new ForkServer(); s.warm(); setTimeout(() => console.log('still here'), 100);`;
+    const script = `import { ForkServer } from ${JSON.stringify(mod)}; const s = new ForkServer(${JSON.stringify(opts)}); s.warm(); setTimeout(() => console.log('still here'), 100);`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 10_000 });
     expect(r.signal).toBeNull();
     expect(r.stdout).toBe('still here\n');
   });
 
-  test('without perl the server is unavailable and in-flight requests are handed back, not started', async () => {
+});
+
+describe('ForkServer: which helper runs', () => {
+  test('without perl (and no native helper) the server is unavailable and in-flight requests are handed back, not started', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-fork-'));
-    const none = new ForkServer({ perl: '/nonexistent/perl' });
+    const none = new ForkServer({ native: '/nonexistent/svc-fork-server', perl: '/nonexistent/perl' });
+    expect(none.available()).toBe(true);
+    // The native helper fails first, then the Perl one: the request is handed back once neither came up.
+    expect(await run(none, forkRequest(dir, ['/bin/true']))).toEqual({ pid: undefined, lost: true, mayHaveStarted: false });
     expect(none.available()).toBe(true);
     expect(await run(none, forkRequest(dir, ['/bin/true']))).toEqual({ pid: undefined, lost: true, mayHaveStarted: false });
     expect(none.available()).toBe(false);
     expect(existsSync(join(dir, 'records'))).toBe(false);
   });
+
+  (hasPerl ? test : test.skip)('a native helper that cannot start gives way to the Perl one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-fork-'));
+    const server = new ForkServer({ native: '/nonexistent/svc-fork-server' });
+    expect(await run(server, forkRequest(dir, ['/bin/true']))).toMatchObject({ lost: true, mayHaveStarted: false });
+    const r = await run(server, forkRequest(dir, ['/bin/sh', '-c', 'cat /proc/$PPID/comm']));
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(dir, 'out.log'), 'utf8')).toBe('perl\n');
+    expect(server.available()).toBe(true);
+    server.close();
+  });
+
+  (NATIVE ? test : test.skip)('the engine uses the native helper the build made', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-fork-'));
+    const server = new ForkServer({ native: NATIVE });
+    expect((await run(server, forkRequest(dir, ['/bin/sh', '-c', 'cat /proc/$PPID/comm']))).code).toBe(0);
+    expect(readFileSync(join(dir, 'out.log'), 'utf8')).toBe('svc-fork-server\n');
+    server.close();
+  });
+
+  (BASH ? test : test.skip)('a shell handed a request cut short (no end marker) runs none of it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-warm-'));
+    const code = (file: string): string => `touch ${file}; echo ran\n#svc-end`;
+    for (const [name, text] of [['whole', code(join(dir, 'whole'))], ['cut', code(join(dir, 'cut')).slice(0, -3)], ['empty', '']] as const) {
+      writeFileSync(join(dir, `${name}.in`), text);
+      spawnSync('sh', ['-c', `exec 3< "$1"; shift; exec "$@"`, 'sh', join(dir, `${name}.in`), BASH!, '-e', '-c', WARM_BOOT], { encoding: 'utf8' });
+    }
+    expect(existsSync(join(dir, 'whole'))).toBe(true);
+    expect(existsSync(join(dir, 'cut'))).toBe(false);
+  });
 });
 
-const BASH = ['/bin/bash', '/usr/bin/bash'].find((b) => existsSync(b));
-if (!BASH && process.env.CI === 'true') throw new Error('bash is required under CI=true');
-const maybeBash = hasPerl && BASH ? describe : describe.skip;
 
 /**
  * Pre-started shells (ADR 0004): after a bash request the server starts the next shell ahead, with that
  * request's argv, environment and directory, and hands it the next request as shell code. Whatever runs
  * in it must see exactly what a freshly exec'd shell sees.
  */
-maybeBash('ForkServer: pre-started shells', () => {
+eachImpl('ForkServer: pre-started shells', (opts) => {
+  if (!BASH) return;
   let server: ForkServer;
-  beforeEach(() => { server = new ForkServer(); });
+  beforeEach(() => { server = new ForkServer(opts); });
   afterEach(() => server.close());
 
   const bashRequest = (dir: string, cmd: string, n: number, extra: Partial<ForkRequest> = {}): ForkRequest =>
@@ -290,29 +342,19 @@ maybeBash('ForkServer: pre-started shells', () => {
     const r = await run(server, bashRequest(base, probe, 1, { cwd: dir, env }));
     expect(r.code).toBe(0);
     expect(out(base, 1)).toMatch(new RegExp(`^${dir}\nmarker\n`));
-    const fresh = new ForkServer();
+    const fresh = new ForkServer(opts);
     await run(fresh, bashRequest(base, probe, 2, { cwd: dir, env }));
     fresh.close();
     expect(out(base, 1)).toBe(out(base, 2));
   });
 
-  test('a shell handed a request cut short (no end marker) runs none of it', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-warm-'));
-    const boot = /my \$BOOT = q\{(.*)\};/.exec(FORK_SERVER_SCRIPT)![1]!;
-    const code = (file: string): string => `touch ${file}; echo ran\n#svc-end`;
-    for (const [name, text] of [['whole', code(join(dir, 'whole'))], ['cut', code(join(dir, 'cut')).slice(0, -3)], ['empty', '']] as const) {
-      writeFileSync(join(dir, `${name}.in`), text);
-      spawnSync('sh', ['-c', `exec 3< "$1"; shift; exec "$@"`, 'sh', join(dir, `${name}.in`), BASH!, '-e', '-c', boot], { encoding: 'utf8' });
-    }
-    expect(existsSync(join(dir, 'whole'))).toBe(true);
-    expect(existsSync(join(dir, 'cut'))).toBe(false);
-  });
+
 });
 
-maybe('ProcessExecutor when the fork server dies', () => {
+eachImpl('ProcessExecutor when the fork server dies', (opts) => {
   test('a command it started is adopted: its outcome comes from the exit record', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
-    const server = new ForkServer();
+    const server = new ForkServer(opts);
     const running = new ProcessExecutor({ forkServer: server }).start(execRequest(dir, 'sleep 0.5; echo late; exit 6'));
     await runningPid(join(dir, 'records'));
     (server as unknown as { child: { kill(s: string): void } }).child.kill('SIGKILL');
@@ -343,7 +385,7 @@ function execRequest(dir: string, command: string, over: Partial<ExecRequest> = 
 /** The same executor behaviour whichever way the processes are started. */
 const modes: [string, () => ProcessExecutor][] = [
   ['node spawn', () => new ProcessExecutor()],
-  ...(hasPerl ? [['fork server', () => new ProcessExecutor({ forkServer: new ForkServer() })] as [string, () => ProcessExecutor]] : []),
+  ...IMPLS.map(([impl, opts]) => [`fork server, ${impl}`, () => new ProcessExecutor({ forkServer: new ForkServer(opts) })] as [string, () => ProcessExecutor]),
   ['fork server without perl (fallback)', () => new ProcessExecutor({ forkServer: new ForkServer({ perl: '/nonexistent/perl' }) })],
 ];
 

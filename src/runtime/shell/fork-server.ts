@@ -1,12 +1,13 @@
 /**
  * The engine's side of the fork server (fork-server-script.ts, ADR 0004): one helper process per
- * engine process, started on first use, requests multiplexed by id. When perl is missing or the
- * helper cannot start, `available()` turns false and the caller spawns from Node instead.
+ * engine process, started on first use, requests multiplexed by id. The helper is the native one
+ * (fork-server.c, ADR 0007) when the build made it, else the Perl program; when neither can start,
+ * `available()` turns false and the caller spawns from Node instead.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { writeSync } from 'node:fs';
-import { FORK_SERVER_SCRIPT } from './fork-server-script.js';
+import { FORK_SERVER_SCRIPT, SPECIAL_NAMES, WARM_BOOT } from './fork-server-script.js';
 
 export interface ForkRequest {
   argv: string[];
@@ -41,13 +42,19 @@ export class ForkServer {
   private child: ChildProcess | undefined;
   private ready = false;
   private down = false;
+  /** The native helper never came up: the Perl one from then on. */
+  private nativeFailed = false;
+  private childIsNative = false;
   private restarts = 0;
   private seq = 0;
   private buf = '';
   private readonly inflight = new Map<string, ForkHandlers>();
 
-  /** `perl`: the interpreter (looked up on `path`, the engine's PATH). */
-  constructor(private readonly opts: { perl?: string; path?: string } = {}) {}
+  /**
+   * `native`: the native helper's executable (none: Perl only); `perl`: the interpreter (looked up on
+   * `path`, the engine's PATH).
+   */
+  constructor(private readonly opts: { native?: string; perl?: string; path?: string } = {}) {}
 
   available(): boolean {
     return !this.down;
@@ -73,10 +80,11 @@ export class ForkServer {
   }
 
   private launch(): ChildProcess {
-    const child = spawn(this.opts.perl ?? 'perl', ['-e', FORK_SERVER_SCRIPT], {
-      stdio: ['pipe', 'pipe', 'inherit'], cwd: '/', env: { PATH: this.opts.path ?? '/usr/bin:/bin' },
-    });
+    const native = this.opts.native !== undefined && !this.nativeFailed ? this.opts.native : undefined;
+    const [file, args] = native ? [native, [WARM_BOOT, SPECIAL_NAMES]] : [this.opts.perl ?? 'perl', ['-e', FORK_SERVER_SCRIPT, WARM_BOOT, SPECIAL_NAMES]];
+    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'inherit'], cwd: '/', env: { PATH: this.opts.path ?? '/usr/bin:/bin' } });
     this.child = child;
+    this.childIsNative = native !== undefined;
     this.ready = false;
     child.unref();
     (child.stdin as unknown as Socket).unref?.();
@@ -110,13 +118,17 @@ export class ForkServer {
     else h.failed(line.slice(line.indexOf(id) + id.length + 1));
   }
 
-  /** The helper ended (or never started): in-flight requests are lost; never-ready means unavailable. */
+  /**
+   * The helper ended (or never started): in-flight requests are lost. A native one that never came up
+   * gives way to the Perl one; a Perl one that never did means unavailable.
+   */
   private onGone(child: ChildProcess): void {
     if (this.child !== child && this.child !== undefined) return;
     this.child = undefined;
     this.buf = '';
     const wasReady = this.ready;
-    if (!wasReady || ++this.restarts > MAX_RESTARTS) this.down = true;
+    if (!wasReady && this.childIsNative) this.nativeFailed = true;
+    else if (!wasReady || ++this.restarts > MAX_RESTARTS) this.down = true;
     const lost = [...this.inflight.values()];
     this.inflight.clear();
     for (const h of lost) h.lost(wasReady);
