@@ -12,8 +12,13 @@ const vm = require('node:vm');
 
 // A CLI command is short-lived or spends its time waiting on its steps: V8's optimising compiler costs
 // more CPU on its threads than it saves (the 100-step chain: -7 % CPU, equal on a 2,000-step fan-out;
-// ADR 0005). Set before anything is compiled, so the code cache is made and used under the same flags.
-if (process.argv[2] !== 'server') require('node:v8').setFlagsFromString('--no-opt');
+// ADR 0005). Set before the bundle is compiled, so its code cache is made and used under the same flags;
+// but after the Node built-ins every command loads are: node's own code cache of them is accepted only
+// under the default flags, and compiling them instead cost ~6 ms a start (child_process, fs/promises).
+if (process.argv[2] !== 'server') {
+  for (const m of ['os', 'crypto', 'fs/promises', 'child_process', 'perf_hooks']) require(`node:${m}`);
+  require('node:v8').setFlagsFromString('--no-opt');
+}
 
 const DIST = join(__dirname, '..', 'dist');
 const BUNDLE = join(DIST, 'svc-cli.cjs');

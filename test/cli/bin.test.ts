@@ -100,4 +100,17 @@ describe('bin/svc.js', () => {
     expect(svc(dir, ['start', 'who.yaml']).status).toBe(0);
     expect(readFileSync(join(dir, 'helper.txt'), 'utf8')).toBe('svc-fork-server\n');
   });
+  test('the Node built-ins a command loads are loaded before the optimising compiler is turned off (their code cache needs the default flags)', () => {
+    const dir = install();
+    const hook = join(dir, 'hook.cjs');
+    // Which built-ins load after v8.setFlagsFromString, written when the process exits.
+    writeFileSync(hook, `const v8 = require('node:v8'); const set = v8.setFlagsFromString; let at = -1;
+v8.setFlagsFromString = (f) => { at = process.moduleLoadList.length; return set.call(v8, f); };
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(dir, 'late.txt'))}, at < 0 ? 'flags never set' : process.moduleLoadList.slice(at).filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)).join('\\n')));`);
+    const r = spawnSync(process.execPath, ['-r', hook, join(dir, 'bin/svc.js'), 'start', 'ok.yaml'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_DATA_DIR: join(dir, 'data') } });
+    expect(r.status).toBe(0);
+    const late = readFileSync(join(dir, 'late.txt'), 'utf8').split('\n').filter(Boolean);
+    // What a run only loads for its output (a file or a terminal) may come later; nothing sizeable may.
+    expect(late.filter((m) => !/^(process|tty|internal\/tty|internal\/fs\/sync_write_stream)$/.test(m))).toEqual([]);
+  });
 });
