@@ -2,6 +2,9 @@ import { readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from '
 import { join } from 'node:path';
 import { Sandbox } from '../helpers/cli.js';
 
+/** A DAG's run directories (not its creation index, `.order`). */
+const runDirs = (dir: string): string[] => readdirSync(dir).filter((n) => !n.startsWith('.'));
+
 const node = (detail: any, name: string) => detail.dagRun.nodes.find((n: any) => n.step.name === name);
 
 function grepTree(dir: string, needle: string): string[] {
@@ -121,7 +124,7 @@ steps:
 `);
     await sb.run(['start', f, '--run-id', 'old']);
     await sb.run(['start', f, '--run-id', 'new']);
-    expect(readdirSync(join(sb.dataDir, 'runs', 'ephemeral'))).toEqual(['new']);
+    expect(runDirs(join(sb.dataDir, 'runs', 'ephemeral'))).toEqual(['new']);
     writeFileSync(join(sb.dir, 'noop'), '');
   });
 
@@ -133,6 +136,8 @@ steps:
     writeFileSync(status, readFileSync(status, 'utf8').replace(/"finishedAt":"[^"]+"/g, `"finishedAt":"${threeDaysAgo.toISOString()}"`));
     utimesSync(status, threeDaysAgo, threeDaysAgo);
     await sb.run(['start', f, '--run-id', 'new']);
-    expect(readdirSync(join(sb.dataDir, 'runs', 'daily')).sort()).toEqual(['new', 'recent']);
+    expect(runDirs(join(sb.dataDir, 'runs', 'daily')).sort()).toEqual(['new', 'recent']);
+    // The creation index keeps the entries of the runs that are left, and only those.
+    expect(readdirSync(join(sb.dataDir, 'runs', 'daily', '.order')).map((e) => e.slice(25)).sort()).toEqual(['new', 'recent']);
   });
 });

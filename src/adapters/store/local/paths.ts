@@ -5,6 +5,7 @@
  *                                       status.json  {"resourceVersion","uid","status"} (rewritten per update)
  *                                       stop         marker: a stop was requested (own file, own writer)
  *                                       ...          logs, outputs, exec records of other adapters
+ *   <dataDir>/runs/<dagName>/.order/<creationTimestamp>_<dagRunId>   creation-order index (order-index.ts)
  */
 import { isAbsolute, join, resolve, sep } from 'node:path';
 import { BadRequestError } from '../../../core/errors.js';
@@ -14,6 +15,7 @@ import { isSafeDagName, isValidRunId } from '../../../core/resources.js';
 export const SPEC_FILE = 'spec.json';
 export const STATUS_FILE = 'status.json';
 export const STOP_FILE = 'stop';
+export const ORDER_DIR = '.order';
 
 export interface RunPaths {
   dir: string;
@@ -38,6 +40,11 @@ export class Layout {
     return this.under(join(this.runsRoot, dagName));
   }
 
+  /** The DAG's creation-order index (order-index.ts): `.order` is no valid run id. */
+  orderDir(dagName: string): string {
+    return join(this.dagDir(dagName), ORDER_DIR);
+  }
+
   /** Every driver loop asks for the same few runs' paths: validated and joined once (bounded). */
   private readonly memo = new Map<string, RunPaths>();
 
@@ -51,14 +58,22 @@ export class Layout {
     return paths;
   }
 
-  /** The same, not remembered: for listings, which touch every run once. */
+  /** The same, not remembered. */
   computeRunPaths(key: RunKey): RunPaths {
-    const dagDir = this.dagDir(key.dagName);
-    if (typeof key.dagRunId !== 'string' || !isValidRunId(key.dagRunId)) {
-      throw new BadRequestError(`invalid dagRunId ${JSON.stringify(key.dagRunId)}`, { dagRunId: key.dagRunId });
+    return this.runPathsIn(this.dagDir(key.dagName), key.dagRunId);
+  }
+
+  /**
+   * A run's paths under a directory `dagDir` returned (listings, which touch every run once, validate
+   * the DAG's name once). A valid run id has no separator and is no dot segment, so the paths are
+   * joined as strings: path.join normalises, which cost a listing of 5,000 runs ~0.1 s.
+   */
+  runPathsIn(dagDir: string, dagRunId: string): RunPaths {
+    if (typeof dagRunId !== 'string' || !isValidRunId(dagRunId)) {
+      throw new BadRequestError(`invalid dagRunId ${JSON.stringify(dagRunId)}`, { dagRunId });
     }
-    const dir = this.under(join(dagDir, key.dagRunId));
-    return { dir, spec: join(dir, SPEC_FILE), status: join(dir, STATUS_FILE), stop: join(dir, STOP_FILE) };
+    const dir = `${dagDir}${sep}${dagRunId}`;
+    return { dir, spec: `${dir}${sep}${SPEC_FILE}`, status: `${dir}${sep}${STATUS_FILE}`, stop: `${dir}${sep}${STOP_FILE}` };
   }
 
   /** Belt and braces behind the name patterns: nothing may resolve outside runs/. */

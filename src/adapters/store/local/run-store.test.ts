@@ -28,7 +28,56 @@ describe('LocalRunStore (local only)', () => {
     store = new LocalRunStore({ dataDir });
   });
 
-  it('with limit, orders runs whose spec file does not start as it writes them by their whole spec', async () => {
+  describe('the creation index (order-index.ts)', () => {
+    const order = () => join(dataDir, 'runs', 'hello', '.order');
+    const entries = async () => (await readdir(order())).sort();
+    const ids = async (limit: number) => (await store.list({ dagName: 'hello', limit })).map((r) => r.spec.dagRunId);
+    const create = async (runs: Array<[string, string]>) => { for (const [id, at] of runs) await store.create(makeRun({ dagRunId: id, creationTimestamp: at })); };
+    const RUNS: Array<[string, string]> = [['r1', '2024-01-01T00:00:01.000Z'], ['r2', '2024-01-01T00:00:03.000Z'], ['r3', '2024-01-01T00:00:02.000Z']];
+
+    it('has an entry per run, and a list with a limit reads only the runs it returns', async () => {
+      await create(RUNS);
+      expect(await entries()).toEqual(['2024-01-01T00:00:01.000Z_r1', '2024-01-01T00:00:02.000Z_r3', '2024-01-01T00:00:03.000Z_r2']);
+      // The oldest run's spec is unreadable: ordering from the spec files would fail on it.
+      await writeFile(join(store.runDir({ dagName: 'hello', dagRunId: 'r1' }), 'spec.json'), 'not json');
+      expect(await ids(1)).toEqual(['r2']);
+      expect(await ids(2)).toEqual(['r2', 'r3']);
+      await expect(ids(3)).rejects.toThrow(CorruptFileError);
+    });
+
+    it('runs without entries (an older version\'s data) are ordered from their specs and get their entries', async () => {
+      await create(RUNS);
+      await rm(order(), { recursive: true });
+      expect(await ids(2)).toEqual(['r2', 'r3']);
+      expect(await entries()).toEqual(['2024-01-01T00:00:01.000Z_r1', '2024-01-01T00:00:02.000Z_r3', '2024-01-01T00:00:03.000Z_r2']);
+    });
+
+    it('a deleted run loses its entry; created again, it is ordered by its new creation time', async () => {
+      await create(RUNS);
+      await store.delete({ dagName: 'hello', dagRunId: 'r2' });
+      expect(await entries()).toEqual(['2024-01-01T00:00:01.000Z_r1', '2024-01-01T00:00:02.000Z_r3']);
+      expect(await ids(1)).toEqual(['r3']);
+      await create([['r2', '2023-12-31T00:00:00.000Z']]);
+      expect(await ids(3)).toEqual(['r3', 'r1', 'r2']);
+    });
+
+    it('an entry left by a run that is gone is never used; two entries for one run are replaced by the one its spec says', async () => {
+      await create(RUNS);
+      await writeFile(join(order(), '2030-01-01T00:00:00.000Z_gone'), '');
+      await writeFile(join(order(), '2030-01-01T00:00:00.000Z_r1'), '');
+      // (A limit below the number of runs: only then is an order needed before reading them.)
+      expect(await ids(2)).toEqual(['r2', 'r3']);
+      expect((await entries()).filter((e) => e.endsWith('_r1'))).toEqual(['2024-01-01T00:00:01.000Z_r1']);
+    });
+
+    it('is not taken for a run directory', async () => {
+      await create(RUNS);
+      expect((await store.list({ dagName: 'hello' })).map((r) => r.spec.dagRunId).sort()).toEqual(['r1', 'r2', 'r3']);
+      expect((await store.list({})).length).toBe(3);
+    });
+  });
+
+  it('with limit, orders runs whose spec file does not start as it writes them (another writer, no creation index) by their whole spec', async () => {
     for (const [id, at] of [['r1', '2024-01-01T00:00:01.000Z'], ['r2', '2024-01-01T00:00:03.000Z'], ['r3', '2024-01-01T00:00:02.000Z']] as const) {
       await store.create(makeRun({ dagRunId: id, creationTimestamp: at }));
     }
@@ -37,6 +86,7 @@ describe('LocalRunStore (local only)', () => {
     const spec = JSON.parse(await readFile(file, 'utf8'));
     const { creationTimestamp, ...meta } = spec.metadata;
     await writeFile(file, JSON.stringify({ ...spec, metadata: { ...meta, creationTimestamp: '2024-01-01T00:00:04.000Z' } }));
+    await rm(join(dataDir, 'runs', 'hello', '.order'), { recursive: true });
     const ids = async (limit: number) => (await store.list({ dagName: 'hello', limit })).map((r) => r.spec.dagRunId);
     expect(creationTimestamp).toBe('2024-01-01T00:00:01.000Z');
     expect(await ids(1)).toEqual(['r1']);

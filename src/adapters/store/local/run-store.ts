@@ -32,6 +32,7 @@ import {
 } from './files.js';
 import { deepFreeze, mapLimit, newestFirst, ordinal, readdirSafe, safe, writtenAt } from './helpers.js';
 import { KeyedMutex } from './mutex.js';
+import { addOrder, readOrder, removeOrder, type OrderIndex } from './order-index.js';
 import type { RunPaths } from './paths.js';
 import { cacheKey, Layout } from './paths.js';
 import { runKeyOf } from '../../../core/ports/run-store.js';
@@ -50,7 +51,7 @@ export interface LocalRunStoreOptions {
 const LIST_CONCURRENCY = 32;
 
 /** A run directory found by list(), its paths computed once. */
-interface Found { dagRunId: string; p: RunPaths }
+interface Found { dagName: string; dagRunId: string; p: RunPaths }
 
 /** spec.json starts with apiVersion, kind and metadata (name, uid, creationTimestamp, ...): its creation time is in the first bytes. */
 const SPEC_HEAD_BYTES = 1024;
@@ -108,6 +109,7 @@ export class LocalRunStore implements RunStore {
       await rm(p.dir, { recursive: true, force: true }).catch(() => undefined);
       throw err;
     }
+    addOrder(this.layout.orderDir(key.dagName), spec.metadata.creationTimestamp, key.dagRunId);
     this.specs.delete(cacheKey(key));
     return structuredClone(toResource(spec, st));
   }
@@ -144,9 +146,10 @@ export class LocalRunStore implements RunStore {
       : (await readdirSafe(this.layout.runsRoot)).filter((n) => safe(() => this.layout.dagDir(n)));
     let found: Found[] = [];
     for (const dagName of dagNames) {
-      for (const dagRunId of await readdirSafe(this.layout.dagDir(dagName))) {
+      const dagDir = this.layout.dagDir(dagName);
+      for (const dagRunId of await readdirSafe(dagDir)) {
         try {
-          found.push({ dagRunId, p: this.layout.computeRunPaths({ dagName, dagRunId }) });
+          found.push({ dagName, dagRunId, p: this.layout.runPathsIn(dagDir, dagRunId) });
         } catch { /* not a run directory name */ }
       }
     }
@@ -162,11 +165,14 @@ export class LocalRunStore implements RunStore {
   }
 
   /**
-   * The newest `limit` runs that `keep` takes, in list order. The order comes from the creation time at
-   * the head of each spec file; whole runs are read from the newest down, only until there are enough.
+   * The newest `limit` runs that `keep` takes, in list order. The order comes from each DAG's creation
+   * index, else from the creation time at the head of the spec file (which then goes into the index);
+   * whole runs are read from the newest down, only until there are enough.
    */
   private async newest(found: Found[], limit: number, keep: (r: DagRunResource | undefined) => r is DagRunResource): Promise<DagRunResource[]> {
-    const stamped = await mapLimit(found, LIST_CONCURRENCY, async (f) => ({ f, at: await this.createdAt(f.p) }));
+    const indexes = new Map<string, OrderIndex>();
+    for (const dagName of new Set(found.map((f) => f.dagName))) indexes.set(dagName, await readOrder(this.layout.orderDir(dagName)));
+    const stamped = await mapLimit(found, LIST_CONCURRENCY, async (f) => ({ f, at: indexes.get(f.dagName)!.get(f.dagRunId) ?? await this.indexCreatedAt(f, indexes.get(f.dagName)!.has(f.dagRunId)) }));
     stamped.sort((a, b) => ordinal(b.at, a.at) || ordinal(b.f.dagRunId, a.f.dagRunId));
     const out: DagRunResource[] = [];
     for (const { f } of stamped) {
@@ -175,6 +181,16 @@ export class LocalRunStore implements RunStore {
       if (keep(run)) out.push(run);
     }
     return out;
+  }
+
+  /** The creation time from the spec file, put into the index (replacing conflicting entries). */
+  private async indexCreatedAt(f: Found, conflicting: boolean): Promise<string> {
+    const at = await this.createdAt(f.p);
+    if (!at) return at;
+    const dir = this.layout.orderDir(f.dagName);
+    if (conflicting) await removeOrder(dir, f.dagRunId);
+    addOrder(dir, at, f.dagRunId);
+    return at;
   }
 
   /** metadata.creationTimestamp from the first bytes of spec.json (it comes before the big spec); the whole file if not there. */
@@ -192,8 +208,11 @@ export class LocalRunStore implements RunStore {
     const ck = cacheKey(key);
     await this.mutex.run(ck, async () => {
       this.specs.delete(ck);
+      // Its entry in the creation index is named by it (a spec that cannot be read: every entry of the id).
+      const createdAt = await this.createdAt(p).catch(() => '');
       // maxRetries: another process may be renaming a file into the dir while we empty it.
       await rm(p.dir, { recursive: true, force: true, maxRetries: 3 });
+      await removeOrder(this.layout.orderDir(key.dagName), key.dagRunId, createdAt || undefined);
     });
   }
 
