@@ -95,16 +95,17 @@ static void reply(const char *fmt, ...) {
 /* A request's fields after its id: cwd, stdout, stderr, records file, key, command index, argv, env. */
 typedef struct { char *cwd, *out, *err, *rec, *key, *cmd; char **argv; int argc; char **env; int ne; } req_t;
 
+static void freefields(char **v, int n) { for (int i = 0; i < n; i++) free(v[i]); free(v); }
 /* The length-prefixed fields of a frame (each NUL-terminated in a copy); -1 when the frame is malformed. */
 static int fields(const char *f, size_t len, char ***out) {
   int n = 0, cap = 16;
   char **v = xrealloc(NULL, sizeof *v * (size_t)cap);
   size_t at = 0;
   while (at < len) {
-    if (len - at < 4) { free(v); return -1; }
+    if (len - at < 4) { freefields(v, n); return -1; }
     uint32_t l = ((uint32_t)(unsigned char)f[at] << 24) | ((uint32_t)(unsigned char)f[at + 1] << 16) | ((uint32_t)(unsigned char)f[at + 2] << 8) | (unsigned char)f[at + 3];
     at += 4;
-    if (l > len - at) { free(v); return -1; }
+    if (l > len - at) { freefields(v, n); return -1; }
     if (n + 1 >= cap) { cap *= 2; v = xrealloc(v, sizeof *v * (size_t)cap); }
     v[n] = xrealloc(NULL, l + 1);
     memcpy(v[n], f + at, l);
@@ -126,7 +127,6 @@ static int parsereq(char **v, int n, req_t *r) {
   *r = (req_t){ v[1], v[2], v[3], v[4], v[5], v[6], v + 8, (int)argc, v + 8 + argc, n - 8 - (int)argc };
   return 1;
 }
-static void freefields(char **v, int n) { for (int i = 0; i < n; i++) free(v[i]); free(v); }
 /* argv as its own NULL-terminated array. */
 static char **argvcopy(const req_t *r) {
   char **a = xrealloc(NULL, sizeof *a * (size_t)(r->argc + 1));
@@ -517,7 +517,9 @@ static void reap(void) {
 static void start(const char *frame, size_t len) {
   char **v;
   int n = fields(frame, len, &v);
-  if (n < 1) { if (n == 0) free(v); return; }
+  /* A frame that does not parse has no id to answer: end, so that the engine's requests are all lost
+   * (and handled as such) rather than left waiting. */
+  if (n < 1) { static const char m[] = "fork server: malformed frame\n"; (void)!write(2, m, sizeof m - 1); exit(1); }
   req_t r;
   if (!parsereq(v, n, &r)) { reply("F %s malformed request", v[0]); freefields(v, n); return; }
   int bash = warmshell(r.argv, r.argc), warm = 0;

@@ -197,6 +197,15 @@ describe('ForkServer: which helper runs', () => {
     server.close();
   });
 
+  (NATIVE ? test : test.skip)('the native helper ends on a frame that does not parse (its requests are then lost, not left waiting)', () => {
+    // A frame of 8 bytes whose one field claims 100.
+    const frame = Buffer.from([0, 0, 0, 8, 0, 0, 0, 100, 0x61, 0x62, 0x63, 0x64]);
+    const r = spawnSync(NATIVE!, [WARM_BOOT, 'X'], { input: frame, encoding: 'utf8', timeout: 10_000 });
+    expect(r.stdout).toBe('R\n');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('malformed frame');
+  });
+
   (NATIVE ? test : test.skip)('the engine uses the native helper the build made', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-fork-'));
     const server = new ForkServer({ native: NATIVE });
