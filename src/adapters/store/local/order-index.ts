@@ -28,16 +28,19 @@ function entryOf(name: string): { at: string; id: string } | undefined {
   return ISO.test(at) ? { at, id: name.slice(TS_LENGTH + 1) } : undefined;
 }
 
-export async function readOrder(dir: string): Promise<OrderIndex> {
-  const index: OrderIndex = new Map();
-  let names: string[];
+/** The index's file names; none when it does not exist yet. */
+async function names(dir: string): Promise<string[]> {
   try {
-    names = await readdir(dir);
+    return await readdir(dir);
   } catch (err) {
-    if (isNotFound(err)) return index;
+    if (isNotFound(err)) return [];
     throw err;
   }
-  for (const name of names) {
+}
+
+export async function readOrder(dir: string): Promise<OrderIndex> {
+  const index: OrderIndex = new Map();
+  for (const name of await names(dir)) {
     const e = entryOf(name);
     if (e) index.set(e.id, index.has(e.id) && index.get(e.id) !== e.at ? null : e.at);
   }
@@ -68,11 +71,6 @@ export async function removeOrder(dir: string, dagRunId: string, createdAt?: str
     await unlink(join(dir, `${createdAt}_${dagRunId}`)).catch(() => undefined);
     return;
   }
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return;
-  }
-  await Promise.all(names.filter((n) => entryOf(n)?.id === dagRunId).map((n) => unlink(join(dir, n)).catch(() => undefined)));
+  const mine = (await names(dir).catch(() => [])).filter((n) => entryOf(n)?.id === dagRunId);
+  await Promise.all(mine.map((n) => unlink(join(dir, n)).catch(() => undefined)));
 }

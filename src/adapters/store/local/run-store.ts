@@ -53,6 +53,9 @@ const LIST_CONCURRENCY = 32;
 /** A run directory found by list(), its paths computed once. */
 interface Found { dagName: string; dagRunId: string; p: RunPaths }
 
+/** A DAG's creation index and where it lives. */
+interface Order { dir: string; index: OrderIndex }
+
 /** spec.json starts with apiVersion, kind and metadata (name, uid, creationTimestamp, ...): its creation time is in the first bytes. */
 const SPEC_HEAD_BYTES = 1024;
 const CREATED = /^\{"apiVersion":"[^"]*","kind":"DagRun","metadata":\{[^{}]*?"creationTimestamp":"([^"\\]*)"/;
@@ -170,9 +173,12 @@ export class LocalRunStore implements RunStore {
    * whole runs are read from the newest down, only until there are enough.
    */
   private async newest(found: Found[], limit: number, keep: (r: DagRunResource | undefined) => r is DagRunResource): Promise<DagRunResource[]> {
-    const indexes = new Map<string, OrderIndex>();
-    for (const dagName of new Set(found.map((f) => f.dagName))) indexes.set(dagName, await readOrder(this.layout.orderDir(dagName)));
-    const stamped = await mapLimit(found, LIST_CONCURRENCY, async (f) => ({ f, at: indexes.get(f.dagName)!.get(f.dagRunId) ?? await this.indexCreatedAt(f, indexes.get(f.dagName)!.has(f.dagRunId)) }));
+    const orders = new Map<string, Order>();
+    for (const dagName of new Set(found.map((f) => f.dagName))) {
+      const dir = this.layout.orderDir(dagName);
+      orders.set(dagName, { dir, index: await readOrder(dir) });
+    }
+    const stamped = await mapLimit(found, LIST_CONCURRENCY, async (f) => ({ f, at: await this.creationOf(f, orders.get(f.dagName)!) }));
     stamped.sort((a, b) => ordinal(b.at, a.at) || ordinal(b.f.dagRunId, a.f.dagRunId));
     const out: DagRunResource[] = [];
     for (const { f } of stamped) {
@@ -183,13 +189,14 @@ export class LocalRunStore implements RunStore {
     return out;
   }
 
-  /** The creation time from the spec file, put into the index (replacing conflicting entries). */
-  private async indexCreatedAt(f: Found, conflicting: boolean): Promise<string> {
+  /** A run's creation time: from its DAG's index, else from its spec file (then put into the index, replacing conflicting entries). */
+  private async creationOf(f: Found, order: Order): Promise<string> {
+    const indexed = order.index.get(f.dagRunId);
+    if (indexed) return indexed;
     const at = await this.createdAt(f.p);
     if (!at) return at;
-    const dir = this.layout.orderDir(f.dagName);
-    if (conflicting) await removeOrder(dir, f.dagRunId);
-    addOrder(dir, at, f.dagRunId);
+    if (indexed === null) await removeOrder(order.dir, f.dagRunId);
+    addOrder(order.dir, at, f.dagRunId);
     return at;
   }
 
