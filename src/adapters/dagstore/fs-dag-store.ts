@@ -10,12 +10,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { link, mkdir, readdir, readFile, rm, stat, unlink } from 'node:fs/promises';
+import { link, mkdir, readFile, rm, stat, unlink } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { AlreadyExistsError, BadRequestError, NotFoundError } from '../../core/errors.js';
 import type { DagFileInfo, DagFileText, DagStore } from '../../core/ports/dag-store.js';
 import { isValidFileName } from '../../core/spec/names.js';
-import { isNotFound, writeFileAtomic } from '../fs/atomic.js';
+import { isNotFound, readdirOrEmpty, writeFileAtomic } from '../fs/atomic.js';
 
 const EXTENSIONS = ['.yaml', '.yml'] as const;
 /** A DAG file larger than this is reported, not parsed (a DAG is a few kilobytes). */
@@ -128,7 +128,7 @@ export class FsDagStore implements DagStore {
   }
 
   async suspended(): Promise<Set<string>> {
-    return new Set((await readdirSafe(this.suspendDir)).filter(isValidFileName));
+    return new Set((await readdirOrEmpty(this.suspendDir)).filter(isValidFileName));
   }
 
   async setSuspended(fileName: string, suspended: boolean): Promise<void> {
@@ -140,7 +140,7 @@ export class FsDagStore implements DagStore {
   /** fileName -> extension of the directory's DAG files, sorted (.yaml wins over .yml). */
   private async fileNames(): Promise<Map<string, string>> {
     const out = new Map<string, string>();
-    for (const f of (await readdirSafe(this.dagsDir)).sort()) {
+    for (const f of (await readdirOrEmpty(this.dagsDir)).sort()) {
       const ext = EXTENSIONS.find((x) => f.endsWith(x));
       const name = ext && f.slice(0, -ext.length);
       if (name && isValidFileName(name) && out.get(name) !== '.yaml') out.set(name, ext);
@@ -183,14 +183,6 @@ function info(fileName: string, st: { ino: number; size: number; mtimeMs: number
   return { fileName, stamp: `${st.ino}:${st.size}:${st.mtimeMs}`, updatedAt: st.mtime.toISOString() };
 }
 
-async function readdirSafe(dir: string): Promise<string[]> {
-  try {
-    return await readdir(dir);
-  } catch (e) {
-    if (isNotFound(e)) return [];
-    throw e;
-  }
-}
 
 const exists = (fileName: string) => new AlreadyExistsError(`DAG ${fileName} already exists`, { fileName });
 const missing = (fileName: string) => new NotFoundError(`DAG ${fileName} not found`, { fileName });

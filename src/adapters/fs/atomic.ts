@@ -7,7 +7,7 @@
  * never leave a torn file behind rename (the store is level-triggered and tolerates a lost write).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { closeSync, openSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -79,6 +79,16 @@ export const isNotFound = (err: unknown): boolean =>
   (err as NodeJS.ErrnoException | null)?.code === 'ENOENT';
 
 /** Parsed JSON, or undefined when the file (or its directory) does not exist. */
+/** A directory's entries; none when it does not exist. */
+export async function readdirOrEmpty(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (err) {
+    if (isNotFound(err)) return [];
+    throw err;
+  }
+}
+
 export async function readJson<T>(path: string): Promise<T | undefined> {
   let text: string;
   try {

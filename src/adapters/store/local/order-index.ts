@@ -12,9 +12,9 @@
  *   old one) is read the same way, and its entries are replaced by the right one.
  */
 import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { readdir, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isNotFound } from '../../fs/atomic.js';
+import { isNotFound, readdirOrEmpty } from '../../fs/atomic.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const TS_LENGTH = 24;
@@ -28,19 +28,9 @@ function entryOf(name: string): { at: string; id: string } | undefined {
   return ISO.test(at) ? { at, id: name.slice(TS_LENGTH + 1) } : undefined;
 }
 
-/** The index's file names; none when it does not exist yet. */
-async function names(dir: string): Promise<string[]> {
-  try {
-    return await readdir(dir);
-  } catch (err) {
-    if (isNotFound(err)) return [];
-    throw err;
-  }
-}
-
 export async function readOrder(dir: string): Promise<OrderIndex> {
   const index: OrderIndex = new Map();
-  for (const name of await names(dir)) {
+  for (const name of await readdirOrEmpty(dir)) {
     const e = entryOf(name);
     if (e) index.set(e.id, index.has(e.id) && index.get(e.id) !== e.at ? null : e.at);
   }
@@ -71,6 +61,6 @@ export async function removeOrder(dir: string, dagRunId: string, createdAt?: str
     await unlink(join(dir, `${createdAt}_${dagRunId}`)).catch(() => undefined);
     return;
   }
-  const mine = (await names(dir).catch(() => [])).filter((n) => entryOf(n)?.id === dagRunId);
+  const mine = (await readdirOrEmpty(dir).catch(() => [])).filter((n) => entryOf(n)?.id === dagRunId);
   await Promise.all(mine.map((n) => unlink(join(dir, n)).catch(() => undefined)));
 }
