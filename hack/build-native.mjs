@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Compiles the native fork server (src/runtime/shell/fork-server.c, ADR 0007) to dist/svc-fork-server.
-// Without a C compiler ($CC, else cc) the build says so and leaves none: the engine then starts steps from
-// the Perl fork server, slower but the same. Under CI=true a missing or failing compiler fails the build.
+// Compiles the native fork server (src/runtime/shell/fork-server.c, ADR 0008) to dist/svc-fork-server.
+// Without a C compiler ($CC, else cc) the build says so and leaves none: the engine then spawns steps from
+// Node, slower but the same. Under CI=true a missing or failing compiler fails the build.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -22,7 +22,7 @@ if (r.status === 0) {
 } else {
   rmSync(tmp, { force: true });
   const why = r.error ? `${cc}: ${r.error.message}` : r.stderr.trim();
-  const msg = `build-native: no native fork server (steps start from the Perl one): ${why}`;
+  const msg = `build-native: no native fork server (steps are spawned from Node): ${why}`;
   if (process.env.CI === 'true') { console.error(msg); process.exit(1); }
   console.warn(msg);
 }

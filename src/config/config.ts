@@ -33,9 +33,8 @@ export interface Config {
   /** SVC_QUEUE_ENABLED (true): whether the queue processor runs. */
   queuesEnabled: boolean;
   /**
-   * SVC_FORK_SERVER (true): start step processes from a small helper rather than forking the engine
-   * itself: the native one when the build made it (ADR 0007), else the Perl one (ADR 0004). Without
-   * either the engine falls back to forking itself.
+   * SVC_FORK_SERVER (true): start step processes from the small native helper the build makes (ADR
+   * 0008) rather than forking the engine itself. Without it (no C compiler at build) the engine spawns.
    */
   forkServer: boolean;
   /** Named global queues (config file `queues: [{name, maxActiveRuns}]`). */

@@ -25,7 +25,7 @@ export const timeIds = (now: () => number): IdGen => ({
 /** With `onState` (a foreground run's progress display) steps run at once: the fork server starts now. */
 export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<EngineDeps, 'onChange' | 'onState'> = {}): EngineDeps {
   const store = new LocalRunStore({ dataDir: config.dataDir });
-  const forkServer = config.forkServer ? new ForkServer({ path: config.systemEnv.PATH, native: nativeForkServer() }) : undefined;
+  const forkServer = config.forkServer ? new ForkServer({ native: nativeForkServer() }) : undefined;
   if (hooks.onState) forkServer?.warm();
   const shell = new ProcessExecutor(forkServer ? { forkServer } : {});
   const clock = { now: () => Date.now() };

@@ -84,7 +84,7 @@ describe('bin/svc.js', () => {
     expect(cache.subarray(0, id!.length + 1).toString('latin1')).toBe(`${id}\n`);
     expect(cache.length).toBeGreaterThan(100_000);
   });
-  test('steps start from the native fork server the build made (ADR 0007), from the bundle and from the tree', () => {
+  test('steps start from the native fork server the build made (ADR 0008), from the bundle and from the tree', () => {
     const dir = install();
     if (!existsSync(join(dir, 'dist/svc-fork-server'))) {
       if (process.env.CI === 'true') throw new Error('no dist/svc-fork-server under CI=true (npm run build with a C compiler)');

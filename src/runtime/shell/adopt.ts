@@ -1,7 +1,9 @@
 /**
  * Adoption after a crash: the previous engine process died while this execution ran. If its process
- * group still lives, wait for it and read the exit code its trap records; if it already ended, read the
- * recorded code. Output written after the crash is lost (the pipes died with the engine).
+ * still lives, wait for it and read the exit code its reaper records (the fork server, which outlives
+ * the engine); if it already ended, read the recorded code. A command spawned by the engine itself has
+ * no reaper once the engine is gone: its outcome is unknown. Output sent through pipes to the dead
+ * engine is lost; output written straight to the log files is not.
  */
 import type { ExecRequest, RunningExec } from '../../core/ports/executor.js';
 import type { ExecResult } from '../../core/run/state.js';
@@ -25,13 +27,22 @@ export async function adoptProcess(req: ExecRequest): Promise<(RunningExec & { c
     const poll = setInterval(() => {
       if (alive(rec)) return;
       clearInterval(poll);
-      void readExecRecord(req.files.recordFile, req.files.recordKey).then((now) => {
-        const code = now?.exitCode;
+      void recordedCode(req).then((code) => {
         resolve(code === undefined ? { exitCode: 1, error: 'interrupted: exit status unknown', ...(stopped ? { signal: stopped } : {}) } : { ...fromCode(code), ...(stopped ? { signal: stopped } : {}) });
       });
     }, 200);
   });
   return { result, signal: (sig) => { stopped = sig; killGroup(pid, sig); }, ...cmd };
+}
+
+/** The reaper appends the code just after the process is gone: a short grace for that write. */
+async function recordedCode(req: ExecRequest): Promise<number | undefined> {
+  for (let i = 0; i < 10; i++) {
+    const code = (await readExecRecord(req.files.recordFile, req.files.recordKey))?.exitCode;
+    if (code !== undefined || i === 9) return code;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return undefined;
 }
 
 /** 141 = killed by SIGPIPE: it wrote to the pipe of the engine that died; report it as interrupted so retryPolicy applies. */

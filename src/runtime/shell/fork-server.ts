@@ -1,13 +1,10 @@
 /**
- * The engine's side of the fork server (fork-server-script.ts, ADR 0004): one helper process per
- * engine process, started on first use, requests multiplexed by id. The helper is the native one
- * (fork-server.c, ADR 0007) when the build made it, else the Perl program; when neither can start,
- * `available()` turns false and the caller spawns from Node instead.
+ * The engine's side of the fork server (fork-server.c, ADR 0008): one helper process per engine
+ * process, started on first use, requests multiplexed by id. Without the helper (the build made none: no
+ * C compiler) or when it cannot start, `available()` turns false and the caller spawns from Node instead.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
-import { writeSync } from 'node:fs';
-import { FORK_SERVER_SCRIPT, SPECIAL_NAMES, WARM_BOOT } from './fork-server-script.js';
 
 export interface ForkRequest {
   argv: string[];
@@ -41,20 +38,16 @@ const MAX_RESTARTS = 3;
 export class ForkServer {
   private child: ChildProcess | undefined;
   private ready = false;
-  private down = false;
-  /** The native helper never came up: the Perl one from then on. */
-  private nativeFailed = false;
-  private childIsNative = false;
+  private down: boolean;
   private restarts = 0;
   private seq = 0;
   private buf = '';
   private readonly inflight = new Map<string, ForkHandlers>();
 
-  /**
-   * `native`: the native helper's executable (none: Perl only); `perl`: the interpreter (looked up on
-   * `path`, the engine's PATH).
-   */
-  constructor(private readonly opts: { native?: string; perl?: string; path?: string } = {}) {}
+  /** `native`: the helper's executable (none: unavailable, steps are spawned from Node). */
+  constructor(private readonly opts: { native?: string } = {}) {
+    this.down = opts.native === undefined;
+  }
 
   available(): boolean {
     return !this.down;
@@ -65,7 +58,7 @@ export class ForkServer {
     const id = (this.seq++).toString(36);
     this.inflight.set(id, handlers);
     this.refWhileBusy();
-    send(child, encodeRequest(id, req));
+    child.stdin!.write(encodeRequest(id, req));
   }
 
   /** Starts the helper now (its start-up then overlaps the caller's own), when it is not running yet. */
@@ -80,11 +73,8 @@ export class ForkServer {
   }
 
   private launch(): ChildProcess {
-    const native = this.opts.native !== undefined && !this.nativeFailed ? this.opts.native : undefined;
-    const [file, args] = native ? [native, [WARM_BOOT, SPECIAL_NAMES]] : [this.opts.perl ?? 'perl', ['-e', FORK_SERVER_SCRIPT, WARM_BOOT, SPECIAL_NAMES]];
-    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'inherit'], cwd: '/', env: { PATH: this.opts.path ?? '/usr/bin:/bin' } });
+    const child = spawn(this.opts.native!, [], { stdio: ['pipe', 'pipe', 'inherit'], cwd: '/', env: {} });
     this.child = child;
-    this.childIsNative = native !== undefined;
     this.ready = false;
     child.unref();
     (child.stdin as unknown as Socket).unref?.();
@@ -118,17 +108,13 @@ export class ForkServer {
     else h.failed(line.slice(line.indexOf(id) + id.length + 1));
   }
 
-  /**
-   * The helper ended (or never started): in-flight requests are lost. A native one that never came up
-   * gives way to the Perl one; a Perl one that never did means unavailable.
-   */
+  /** The helper ended (or never started): in-flight requests are lost. One that never came up means unavailable. */
   private onGone(child: ChildProcess): void {
     if (this.child !== child && this.child !== undefined) return;
     this.child = undefined;
     this.buf = '';
     const wasReady = this.ready;
-    if (!wasReady && this.childIsNative) this.nativeFailed = true;
-    else if (!wasReady || ++this.restarts > MAX_RESTARTS) this.down = true;
+    if (!wasReady || ++this.restarts > MAX_RESTARTS) this.down = true;
     const lost = [...this.inflight.values()];
     this.inflight.clear();
     for (const h of lost) h.lost(wasReady);
@@ -140,23 +126,6 @@ export class ForkServer {
     if (this.inflight.size > 0) out?.ref?.();
     else out?.unref?.();
   }
-}
-
-/**
- * Writes a frame straight to the pipe when nothing is queued before it: one write(2) instead of a
- * pass through the stream machinery (measured: a tenth of the cost). Whatever the pipe does not take
- * at once (full, or an error the stream reports itself) goes through the stream, in order.
- */
-function send(child: ChildProcess, frame: Buffer): void {
-  const stdin = child.stdin!;
-  const fd = (stdin as unknown as { _handle?: { fd?: number } })._handle?.fd;
-  let rest = frame;
-  if (stdin.writableLength === 0 && typeof fd === 'number' && fd >= 0) {
-    try {
-      rest = frame.subarray(writeSync(fd, frame));
-    } catch { /* EAGAIN (pipe full), EPIPE (helper gone): the stream handles both */ }
-  }
-  if (rest.length > 0) stdin.write(rest);
 }
 
 /** One frame: the total length, then each field as its byte length and bytes (one allocation). */

@@ -10,7 +10,7 @@ export interface ForkedHooks {
   started(pid: number): () => void;
   /** A message of the engine itself into the step's stderr log. */
   note(text: string): void;
-  /** The server never came up (no perl): run the command another way. */
+  /** The server never came up: run the command another way. */
   fallback(): Promise<Exit>;
   /** The server died after it may have started the command: find the outcome from the records. */
   adopt(): Promise<RunningExec | undefined>;
@@ -42,6 +42,7 @@ async function recover(hooks: ForkedHooks, ended: () => void): Promise<Exit> {
   const running = await hooks.adopt();
   const r = running ? await running.result : undefined;
   ended();
+  if (r?.error?.startsWith('interrupted')) hooks.note(`${r.error}\n`);
   if (r) return { code: r.exitCode, ...(r.signal ? { signal: r.signal } : {}) };
   hooks.note('interrupted: the process that started the step ended before its outcome was known\n');
   return { code: 1 };

@@ -2,15 +2,14 @@
  * The process executor: runs a shell-type execution as local child processes, each command in its own
  * process group (so a stop signal reaches the whole tree), started by the fork server with its output
  * going straight to the log files, or spawned from Node with both pipes streamed through the secret
- * masker. The exec record (records.ts: the process, then its exit code, which the command's own shell
- * appends) lets a restarted engine adopt an execution still running or read how it ended.
+ * masker. The exec record (records.ts: the process, then its exit code, appended by whoever reaped it)
+ * lets a restarted engine adopt an execution still running or read how it ended.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ExecRequest, RunningExec, StepExecutor } from '../../core/ports/executor.js';
-import { isShLike } from '../../core/shell.js';
 import type { ExecResult } from '../../core/run/state.js';
 import { commandArgvs } from './argv.js';
 import { adoptProcess } from './adopt.js';
@@ -21,32 +20,8 @@ import { stepOutputs, type StepOutputs } from './outputs.js';
 import type { ForkServer } from './fork-server.js';
 import { runForked, type Exit } from './forked.js';
 
-/**
- * $0 is the exec records file and $1 the execution's key; the command follows. The code line is appended
- * by the shell's builtin echo in one write(2), newline-terminated; the reader only takes complete lines,
- * so a reader racing the write sees "not recorded yet", never a wrong code. (An earlier tmp + mv form cost
- * one extra fork/exec of mv per execution.)
- */
-const WRAPPER = 'k=$1; shift; c=0; "$@" || c=$?; echo "$k $c" >> "$0"; exit "$c"';
-
-const shQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
-
-/**
- * The argv that also records the exit code for adoption after a crash. For an sh-like `-c` command
- * an EXIT trap in the same shell appends it (no extra process per step; on the same line, so error
- * line numbers do not move); anything else runs under the small sh wrapper.
- */
-export function recordingArgv(argv: string[], files: { recordFile: string; recordKey: string }): string[] {
-  const c = argv.indexOf('-c');
-  if (isShLike(argv[0] ?? '') && c > 0 && c === argv.length - 2) {
-    const trap = `trap ${shQuote(`echo ${files.recordKey} $? >> ${shQuote(files.recordFile)}`)} EXIT; `;
-    return [...argv.slice(0, c + 1), trap + argv[c + 1]!];
-  }
-  return ['/bin/sh', '-c', WRAPPER, files.recordFile, files.recordKey, ...argv];
-}
-
 export interface ProcessExecutorOptions {
-  /** Starts direct-output commands from a small helper process instead of forking the engine (ADR 0004). */
+  /** Starts direct-output commands from the native helper instead of forking the engine (ADR 0008). */
   forkServer?: ForkServer;
 }
 
@@ -139,16 +114,15 @@ interface RunCtx { outputs: StepOutputs; state: Live; deadline: number; server: 
 
 function runOne(req: ExecRequest, argv: string[], index: number, ctx: RunCtx): Promise<Exit> {
   const direct = ctx.outputs.direct();
-  const full = recordingArgv(argv, req.files);
-  if (direct && ctx.server?.available() && ctx.execSafe && !full.some(hasNul)) {
-    return runForked(ctx.server, { argv: full, cwd: req.workingDir, env: req.env, ...direct, recordFile: req.files.recordFile, recordKey: req.files.recordKey, commandIndex: index }, {
+  if (direct && ctx.server?.available() && ctx.execSafe && !argv.some(hasNul)) {
+    return runForked(ctx.server, { argv, cwd: req.workingDir, env: req.env, ...direct, recordFile: req.files.recordFile, recordKey: req.files.recordKey, commandIndex: index }, {
       started: (pid) => onStarted(ctx, pid),
       note: (text) => ctx.outputs.note(text),
-      fallback: () => runSpawned(req, full, index, ctx),
+      fallback: () => runSpawned(req, argv, index, ctx),
       adopt: () => adoptProcess(req),
     });
   }
-  return runSpawned(req, full, index, ctx);
+  return runSpawned(req, argv, index, ctx);
 }
 
 /** A NUL byte cannot cross exec: Node's spawn rejects it with a clear error, so such a command takes that path. */
@@ -174,9 +148,9 @@ function onStarted(ctx: RunCtx, pid: number): () => void {
   };
 }
 
-function runSpawned(req: ExecRequest, full: string[], cmd: number, ctx: RunCtx): Promise<Exit> {
+function runSpawned(req: ExecRequest, argv: string[], cmd: number, ctx: RunCtx): Promise<Exit> {
   return new Promise((resolve) => {
-    const [file, ...rest] = full;
+    const [file, ...rest] = argv;
     let child: ChildProcess;
     try {
       // Recorded before it runs (see StepExecutor.started); the pid follows once it is known.
@@ -188,8 +162,7 @@ function runSpawned(req: ExecRequest, full: string[], cmd: number, ctx: RunCtx):
       ctx.outputs.note(`cannot start the step: ${e instanceof Error ? e.message : String(e)}\n`);
       return resolve({ code: 127 });
     }
-    // The pid is known once spawn() returns: recorded at once, so a crash from here on can adopt it
-    // (appended: the command's exit trap may already have appended its code).
+    // The pid is known once spawn() returns: recorded at once, so a crash from here on can adopt it.
     if (child.pid) {
       try {
         appendFileSync(req.files.recordFile, processLine(req.files.recordKey, { pid: child.pid, cmd, startTicks: processStartTicks(child.pid), startedAt: new Date().toISOString(), late: true }));
@@ -206,8 +179,9 @@ function runSpawned(req: ExecRequest, full: string[], cmd: number, ctx: RunCtx):
     });
     child.on('close', (code, sig) => {
       disarm();
-      // As the fork server does: recorded even when the command replaced the exit trap; synchronously,
-      // so it lands before the next command of the step starts its record.
+      // As the fork server does once it reaped the command; synchronously, so it lands before the next
+      // command of the step starts its record. (An engine that dies first leaves no code: adoption then
+      // reports the outcome as unknown.)
       try { appendFileSync(req.files.recordFile, codeLine(req.files.recordKey, sig ? 128 + signalNumber(sig) : code ?? 1)); } catch { /* record gone */ }
       void written.then(() => resolve(sig ? { code: 128 + signalNumber(sig), signal: sig } : { code: code ?? 1 }));
     });

@@ -1,12 +1,13 @@
 /**
  * Process-group signalling, and the exec records: one file per attempt that tells a restarted engine
- * what the previous one started (ADR 0001, 0004). Every execution appends lines that start with its key,
+ * what the previous one started (ADR 0001, 0008). Every execution appends lines that start with its key,
  * each line one write(2) (appends of one write are whole lines whoever writes them):
  *   <key> {"pid":N,"cmd":I,"startTicks":"..",...}      command I of the step starts: written before it runs
  *                                                       (spawned from Node: {"pid":0} first, then the
  *                                                       real pid as a "late" line once known)
- *   <key> <code>                                        its exit code: appended by the command's exit
- *                                                       trap and again by whoever reaped it
+ *   <key> <code>                                        its exit code: appended by whoever reaped it
+ *                                                       (the fork server, which outlives a dead engine,
+ *                                                       or the engine for a command it spawned)
  * A command of a multi-command step starts a new record for the same key: the latest start counts.
  * One appended file per attempt instead of files per execution: creating a file costs several times an
  * append (0.1-0.6 ms on the CI machine), and this is on every step's critical path.
