@@ -3,6 +3,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { API_VERSION, type DagRunResource, type RunRef, type RunTrigger } from '../core/resources.js';
 import { newRunState } from '../core/run/state.js';
 import { RunStatus } from '../core/run/status.js';
+import { dagRunMetadata } from '../core/naming.js';
 import type { DagDefinition } from '../core/spec/types.js';
 import type { EngineDeps } from './deps.js';
 
@@ -37,15 +38,16 @@ export function newRunResource(deps: EngineDeps, o: NewRunOptions): DagRunResour
   const now = new Date(deps.clock.now()).toISOString();
   const attemptId = deps.ids.next();
   const key = { dagName, dagRunId: o.dagRunId };
+  const root = o.root ?? { name: dagName, dagRunId: o.dagRunId };
   const run = newRunState(o.definition);
   if (o.queued) run.status = RunStatus.Queued;
   return {
     apiVersion: API_VERSION, kind: 'DagRun',
-    metadata: { name: `${dagName}.${o.dagRunId}`, uid: '', resourceVersion: '', creationTimestamp: now, labels: { 'svc.io/dag': dagName }, annotations: {} },
+    metadata: { ...dagRunMetadata(key, root, o.parent), uid: '', resourceVersion: '', creationTimestamp: now },
     spec: {
       dagName, dagRunId: o.dagRunId, definition: o.definition, localDags: o.localDags, params: o.params, trigger: o.trigger,
       workingDir: resolveWorkingDir(o.definition, o.sourceFile, o.workingDir, deps.systemEnv.HOME),
-      root: o.root ?? { name: dagName, dagRunId: o.dagRunId },
+      root,
       ...(o.sourceFile ? { sourceFile: o.sourceFile } : {}), ...(o.queue ? { queue: o.queue } : {}),
       ...(o.parent ? { parent: o.parent } : {}), ...(o.extraEnv ? { extraEnv: o.extraEnv } : {}),
     },

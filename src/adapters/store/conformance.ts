@@ -7,6 +7,7 @@
  * makeStore must return a store over fresh, empty storage for each test.
  * Uses jest globals (describe/it/expect); imported by test files only.
  */
+import { dagRunMetadata } from '../../core/naming.js';
 import { AlreadyExistsError, BadRequestError, ConflictError, NotFoundError } from '../../core/errors.js';
 import type { RunKey, RunStore } from '../../core/ports/run-store.js';
 import type { DagRunResource, RunRef } from '../../core/resources.js';
@@ -30,13 +31,13 @@ export function makeRun(f: RunFixture = {}): DagRunResource {
   const dagRunId = f.dagRunId ?? 'r1';
   const definition = mkDag([mkStep('a'), mkStep('b', { depends: ['a'] })], { name: dagName });
   const root = f.parent ?? { name: dagName, dagRunId };
+  const named = dagRunMetadata({ dagName, dagRunId }, root, f.parent);
   return {
     apiVersion: API_VERSION,
     kind: 'DagRun',
     metadata: {
-      name: `${dagName}-${dagRunId}`.toLowerCase().replace(/[^a-z0-9-]/g, '-'),
-      uid: '', resourceVersion: '', creationTimestamp: f.creationTimestamp ?? '',
-      labels: f.labels ?? {}, annotations: {},
+      ...named, uid: '', resourceVersion: '', creationTimestamp: f.creationTimestamp ?? '',
+      labels: { ...named.labels, ...f.labels },
     },
     spec: {
       dagName, dagRunId, definition, localDags: {}, params: 'A=1', trigger: 'manual', workingDir: '/tmp',
@@ -64,7 +65,9 @@ export function runStoreConformance(name: string, makeStore: () => Promise<RunSt
         expect(created.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
         expect(created.metadata.resourceVersion).toMatch(/^\d+$/);
         expect(Number.isNaN(Date.parse(created.metadata.creationTimestamp))).toBe(false);
-        expect(created.metadata.labels).toEqual({ team: 'x' });
+        expect(created.metadata.name).toBe(run.metadata.name);
+        expect(created.metadata.labels).toEqual(run.metadata.labels);
+        expect(created.metadata.labels.team).toBe('x');
         expect(created.spec).toEqual(run.spec);
         expect(created.status).toEqual(run.status);
         expect(await store.get(runKeyOf(run))).toEqual(created);

@@ -7,6 +7,7 @@
  */
 import type { DagRunResource, DagRunSpec, DagRunStatus, ObjectMeta } from '../../../core/resources.js';
 import type { API_VERSION } from '../../../core/resources.js';
+import { dagRunMetadata } from '../../../core/naming.js';
 
 export type StoredMeta = Omit<ObjectMeta, 'resourceVersion'>;
 
@@ -78,4 +79,21 @@ export function validateStatusFile(v: unknown): v is StatusFile {
   const o = v as Partial<StatusFile> | null;
   return !!o && typeof o === 'object' && typeof o.resourceVersion === 'string' && /^\d+$/.test(o.resourceVersion)
     && typeof o.uid === 'string' && !!o.status && typeof o.status === 'object';
+}
+
+/**
+ * Runs written before object names were Kubernetes-valid (`<dag>.<runId>`, one label) get the names of
+ * core/naming on read: the same as a run created now. Nothing is rewritten; the next create of the
+ * same key would write the new form anyway.
+ */
+export function migrateSpecFile(spec: SpecFile): SpecFile {
+  const named = dagRunMetadata({ dagName: spec.spec.dagName, dagRunId: spec.spec.dagRunId }, spec.spec.root, spec.spec.parent);
+  if (spec.metadata.name === named.name) return spec;
+  return {
+    ...spec,
+    metadata: {
+      ...spec.metadata, name: named.name,
+      labels: { ...spec.metadata.labels, ...named.labels }, annotations: { ...spec.metadata.annotations, ...named.annotations },
+    },
+  };
 }

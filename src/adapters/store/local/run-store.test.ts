@@ -5,6 +5,7 @@ import { BadRequestError, ConflictError } from '../../../core/errors.js';
 import { CorruptFileError } from '../../fs/atomic.js';
 import { makeRun, runStoreConformance } from '../conformance.js';
 import { LocalRunStore } from './run-store.js';
+import { dagRunName } from '../../../core/naming.js';
 
 const dirs: string[] = [];
 async function tmp(): Promise<string> {
@@ -110,6 +111,24 @@ describe('LocalRunStore (local only)', () => {
     expect(statusText).not.toContain('\n');
     await store.requestStop(key);
     expect((await readdir(dir)).sort()).toEqual(['spec.json', 'status.json', 'stop']);
+  });
+
+  it('a run written with the old object name (<dag>.<id>) reads with the Kubernetes-valid name of a new run', async () => {
+    const created = await store.create(makeRun());
+    const file = join(store.runDir(key), 'spec.json');
+    const spec = JSON.parse(await readFile(file, 'utf8'));
+    spec.metadata = { ...spec.metadata, name: 'hello.r1', labels: { 'svc.io/dag': 'hello', mine: 'kept' }, annotations: {} };
+    await writeFile(file, JSON.stringify(spec));
+    const fresh = new LocalRunStore({ dataDir });
+    const read = await fresh.get(key);
+    expect(read?.metadata.name).toBe(created.metadata.name);
+    expect(read?.metadata.name).toBe(dagRunName('hello', 'r1'));
+    expect(read?.metadata.labels).toMatchObject({ ...created.metadata.labels, mine: 'kept' });
+    expect(read?.metadata.annotations).toEqual({ 'svc.io/dag-name': 'hello', 'svc.io/dag-run-id': 'r1' });
+    const [listed] = await fresh.list({ dagName: 'hello' });
+    expect(listed?.metadata.name).toBe(dagRunName('hello', 'r1'));
+    const updated = await fresh.updateStatus(key, read!.metadata.resourceVersion, read!.status);
+    expect(updated.metadata.name).toBe(dagRunName('hello', 'r1'));
   });
 
   it('runDir rejects unsafe keys', () => {

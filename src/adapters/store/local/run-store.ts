@@ -28,7 +28,7 @@ import { isNotFound, readHead, readHeadSync, readJson, writeFileAtomic, writeFil
 import type { SpecFile, StatusFile, StatusHead } from './files.js';
 import {
   encodeStatus, initialVersion, nextVersion, parseStatusHead, STATUS_HEAD_BYTES, toResource,
-  validateSpecFile, validateStatusFile,
+  migrateSpecFile, validateSpecFile, validateStatusFile,
 } from './files.js';
 import { deepFreeze, mapLimit, newestFirst, ordinal, readdirSafe, safe, writtenAt } from './helpers.js';
 import { KeyedMutex } from './mutex.js';
@@ -258,7 +258,7 @@ export class LocalRunStore implements RunStore {
     const st = await readJson<unknown>(p.status);
     if (st === undefined) return undefined;
     if (!validateStatusFile(st)) throw new CorruptFileError(p.status, new Error('not a DagRun status file'));
-    return toResource(spec, st);
+    return toResource(migrateSpecFile(spec), st);
   }
 
   /** Version and uid from the first bytes of status.json; the whole file only if the head is unusual. */
@@ -284,7 +284,7 @@ export class LocalRunStore implements RunStore {
     const spec = await readJson<unknown>(p.spec);
     if (spec === undefined) throw new NotFoundError(`run ${ck} not found`);
     if (!validateSpecFile(spec)) throw new CorruptFileError(p.spec, new Error('not a DagRun spec file'));
-    const frozen = deepFreeze(spec);
+    const frozen = deepFreeze(migrateSpecFile(spec));
     this.specs.set(ck, frozen);
     if (this.specs.size > SPEC_CACHE_MAX) this.specs.delete(this.specs.keys().next().value as string);
     return frozen;
