@@ -10,7 +10,7 @@ export async function statusCommand(ctx: CliContext, args: Args): Promise<number
   const dagName = await dagNameOf(ctx, args.positional[0]);
   const run = await ctx.runs.get({ dagName, dagRunId: flag(args, 'run-id') ?? 'latest' });
   if (args.flags.json) {
-    ctx.io.out(`${JSON.stringify({ dagRun: runDetail(ctx.deps, run) }, null, 2)}\n`);
+    ctx.io.out(`${JSON.stringify({ dagRun: runDetail(ctx.deps.logs, run) }, null, 2)}\n`);
     return 0;
   }
   const s = run.status.run;
@@ -26,7 +26,7 @@ export async function outputsCommand(ctx: CliContext, args: Args): Promise<numbe
   const dagName = await dagNameOf(ctx, args.positional[0]);
   const run = await ctx.runs.get({ dagName, dagRunId: flag(args, 'run-id') ?? 'latest' });
   const key = runKeyOf(run);
-  const body = await ctx.deps.artifacts.readOutputs(key, run.status.attemptId);
+  const body = await ctx.deps.logs.readOutputs(key, run.status.attemptId);
   const hasOutputs = body && Object.keys((body as ReturnType<typeof outputsBody>).outputs).length > 0;
   ctx.io.out(`${JSON.stringify(hasOutputs ? body : EMPTY, null, 2)}\n`);
   return 0;

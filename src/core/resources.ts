@@ -57,8 +57,6 @@ export interface DagRunSpec {
 export interface DagRunStatus {
   attemptId: string;
   queuedAt: string;
-  /** Absolute path of the run's log file (scheduler log). */
-  log: string;
   /** The run state decide() advances. */
   run: RunState;
   /** Process id of the driver that owns the run (embedded), for takeover after a crash. */

@@ -1,4 +1,5 @@
-import type { ArtifactStore, CommandRunner, DagSource, EngineLogger, SecretProvider } from '../core/ports/engine-ports.js';
+import type { CommandRunner, DagSource, EngineLogger, SecretProvider, UserFiles } from '../core/ports/engine-ports.js';
+import type { LogStore } from '../core/ports/log-store.js';
 import type { Clock, IdGen } from '../core/ports/clock.js';
 import type { StepExecutor } from '../core/ports/executor.js';
 import type { RunStore } from '../core/ports/run-store.js';
@@ -8,7 +9,8 @@ import type { DagRunResource } from '../core/resources.js';
 /** Everything the engine needs, as ports; main/ wires the adapters of one backend. */
 export interface EngineDeps {
   store: RunStore;
-  artifacts: ArtifactStore;
+  logs: LogStore;
+  files: UserFiles;
   /** Executors by step type; `shell` is required. */
   executors: Partial<Record<string, StepExecutor>>;
   commands: CommandRunner;

@@ -17,6 +17,7 @@ import { EffectApplier } from './effects.js';
 import { prepareRunContext } from './run-context.js';
 import { RunLogWriter, runLogLines } from './run-log.js';
 import { StatusWriter } from './status-writer.js';
+import { runLog } from '../core/ports/log-store.js';
 
 export class RunDriver {
   constructor(private readonly deps: EngineDeps) {}
@@ -42,7 +43,8 @@ export class RunDriver {
     const poll = new Poll(this.deps, key, loop);
     let claimed = false;
     const attemptId = run.status.attemptId;
-    const runLog = new RunLogWriter((text) => this.deps.artifacts.appendRunLog(key, attemptId, text));
+    const log = runLog(key, attemptId);
+    const runLogWriter = new RunLogWriter((text) => this.deps.logs.append(log, text), this.deps.clock);
     for (;;) {
       const controls = await poll.due();
       const observed = loop.take();
@@ -54,7 +56,7 @@ export class RunDriver {
         run = { ...run, status: { ...run.status, run: d.state, driver } };
         writer.put(run.status);
         this.deps.onState?.(run);
-        runLog.add(lines);
+        runLogWriter.add(lines);
       }
       // Durable first: the driver claim, an acknowledged approval, effects whose start is not recorded on its own.
       if (!claimed || controls.length > 0 || applier.needsDurableState(d.effects)) {
@@ -67,7 +69,7 @@ export class RunDriver {
       if (isRunTerminal(run.status.run.status) && applier.liveCount() === 0) break;
       await loop.wait(d.wakeAt ? Date.parse(d.wakeAt) - this.deps.clock.now() : Infinity, poll.waitMs());
     }
-    await runLog.flush();
+    await runLogWriter.flush();
     return writer.flush();
   }
 

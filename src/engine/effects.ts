@@ -15,6 +15,7 @@ import { buildRequest, type BuiltRequest } from './exec-request.js';
 import { finishRun, waitingStepsEnv } from './finish.js';
 import type { RunContext } from './run-context.js';
 import { shellFor } from './shell.js';
+import { execLog } from '../core/ports/log-store.js';
 import { runSubDag } from './subdag.js';
 
 export class EffectApplier {
@@ -148,11 +149,12 @@ export class EffectApplier {
   /** continueOn.output scans the stdout log; repeatPolicy's condition is evaluated after each run. */
   private async postProcess(step: StepDefinition, built: BuiltRequest, result: ExecResult): Promise<ExecResult> {
     const r = { ...result };
+    const stdoutLog = execLog(built.req.identity, 'stdout', built.req.merged);
     if (r.output === undefined && built.req.capture && !r.error) {
-      r.output = ((await this.deps.artifacts.readText(built.req.files.stdout, built.req.maxOutputSize)) ?? '').trim();
+      r.output = ((await this.deps.logs.text(stdoutLog, built.req.maxOutputSize)) ?? '').trim();
     }
     if (r.exitCode !== 0 && step.continueOn.output.length > 0) {
-      const stdout = (await this.deps.artifacts.readText(built.req.files.stdout, 16 * 1024 * 1024)) ?? '';
+      const stdout = (await this.deps.logs.text(stdoutLog, 16 * 1024 * 1024)) ?? '';
       r.outputMatched = outputMatches(step.continueOn.output.map((p) => expandVars(p, built.lookup)), stdout);
     }
     const rp = step.repeatPolicy;

@@ -7,11 +7,19 @@ import { expandVars } from '../core/vars/expand.js';
 import type { EngineDeps } from './deps.js';
 import { resolvePath, type RunContext } from './run-context.js';
 import { shellFor } from './shell.js';
-import { runKeyOf } from '../core/ports/run-store.js';
+import { execLog, type LogRef, type LogStream } from '../core/ports/log-store.js';
+import type { ExecIdentity } from '../core/naming.js';
 
-export function execFiles(deps: EngineDeps, run: DagRunResource, step: StepDefinition, exec: ExecRef) {
-  const merged = (step.logOutput ?? run.spec.definition.logOutput) === 'merged';
-  return deps.artifacts.execPaths(runKeyOf(run), run.status.attemptId, exec.node, exec.attempt, exec.item, merged);
+/** The identity of one execution of a run's current attempt. */
+export function execIdentity(run: DagRunResource, exec: ExecRef): ExecIdentity {
+  return { dagName: run.spec.dagName, dagRunId: run.spec.dagRunId, attemptId: run.status.attemptId, node: exec.node, attempt: exec.attempt, item: exec.item };
+}
+
+export const isMerged = (run: DagRunResource, step: StepDefinition): boolean => (step.logOutput ?? run.spec.definition.logOutput) === 'merged';
+
+/** The log of one stream of an execution. */
+export function execLogOf(run: DagRunResource, step: StepDefinition, exec: ExecRef, stream: LogStream): LogRef {
+  return execLog(execIdentity(run, exec), stream, isMerged(run, step));
 }
 
 export interface BuiltRequest {
@@ -29,12 +37,13 @@ export async function buildRequest(scope: RequestScope, target: { node: NodeStat
   const { deps, run, ctx } = scope;
   const { node, step, exec } = target;
   const def = run.spec.definition;
-  const paths = execFiles(deps, run, step, exec);
+  const identity = execIdentity(run, exec);
+  const merged = isMerged(run, step);
   const item = exec.item !== undefined ? node.items?.find((i) => i.index === exec.item)?.item : undefined;
   const builtins: EnvEntry[] = [
     { name: 'DAG_RUN_STEP_NAME', value: node.name },
-    { name: 'DAG_RUN_STEP_STDOUT_FILE', value: paths.stdout },
-    { name: 'DAG_RUN_STEP_STDERR_FILE', value: paths.stderr },
+    { name: 'DAG_RUN_STEP_STDOUT_FILE', value: deps.logs.locate(execLog(identity, 'stdout', merged)) },
+    { name: 'DAG_RUN_STEP_STDERR_FILE', value: deps.logs.locate(execLog(identity, 'stderr', merged)) },
     ...(item !== undefined ? [{ name: 'ITEM', value: item }] : []),
     ...extra,
   ];
@@ -50,10 +59,10 @@ export async function buildRequest(scope: RequestScope, target: { node: NodeStat
   const timeoutSec = step.timeoutSec ?? 0;
   const req: ExecRequest = {
     exec, step, commands: step.type === 'shell' ? step.commands.map(sh) : step.commands.map(x), shell: shell.argv, shellExplicit: shell.explicit, env, workingDir,
-    files: {
-      ...paths,
-      ...(step.stdout ? { stdoutCopy: resolvePath(ctx.workingDir, x(step.stdout)) } : {}),
-      ...(step.stderr ? { stderrCopy: resolvePath(ctx.workingDir, x(step.stderr)) } : {}),
+    identity, merged,
+    copies: {
+      ...(step.stdout ? { stdout: resolvePath(ctx.workingDir, x(step.stdout)) } : {}),
+      ...(step.stderr ? { stderr: resolvePath(ctx.workingDir, x(step.stderr)) } : {}),
     },
     secrets: ctx.secretValues, maxOutputSize: def.maxOutputSize, timeoutMs: timeoutSec * 1000, capture: !!step.output,
     ...(step.script !== undefined ? { script: step.type === 'shell' ? sh(step.script) : x(step.script) } : {}),

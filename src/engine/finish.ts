@@ -26,7 +26,7 @@ export function outputsBody(run: DagRunResource, paramsJson: string, secrets: st
 
 export async function finishRun(deps: EngineDeps, run: DagRunResource, ctx: RunContext): Promise<void> {
   const key = runKeyOf(run);
-  await deps.artifacts.writeOutputs(key, run.status.attemptId, outputsBody(run, ctx.params.json, ctx.secretValues));
+  await deps.logs.writeOutputs(key, run.status.attemptId, outputsBody(run, ctx.params.json, ctx.secretValues));
   deps.log.info('Finished dag-run', { dag: key.dagName, dagRunId: key.dagRunId, status: runStatusLabel(run.status.run.status) });
 }
 

@@ -4,8 +4,12 @@ import type { NodeState } from '../core/run/state.js';
 import { stepOf } from '../core/run/state.js';
 import { nodeStatusLabel, runStatusLabel, type NodeStatus } from '../core/run/status.js';
 import { HANDLER_STEP_NAMES } from '../core/spec/types.js';
-import type { EngineDeps } from './deps.js';
-import { execFiles } from './exec-request.js';
+import { runLog, type LogStore } from '../core/ports/log-store.js';
+import { runKeyOf } from '../core/ports/run-store.js';
+import { execLogOf } from './exec-request.js';
+
+/** Where logs are, for the records' `log`, `stdout` and `stderr` (SPEC 2.8). */
+export type LogLocator = Pick<LogStore, 'locate'>;
 
 export interface RunSummary {
   rootDAGRunName: string; rootDAGRunId: string; parentDAGRunName: string; parentDAGRunId: string;
@@ -13,23 +17,32 @@ export interface RunSummary {
   queuedAt: string; startedAt: string; finishedAt: string; log: string; params: string;
 }
 
-export function runSummary(run: DagRunResource): RunSummary {
+export function runSummary(logs: LogLocator, run: DagRunResource): RunSummary {
   const s = run.status.run;
   return {
     rootDAGRunName: run.spec.root.name, rootDAGRunId: run.spec.root.dagRunId,
     parentDAGRunName: run.spec.parent?.name ?? '', parentDAGRunId: run.spec.parent?.dagRunId ?? '',
     dagRunId: run.spec.dagRunId, name: run.spec.dagName, status: s.status, statusLabel: runStatusLabel(s.status),
-    queuedAt: run.status.queuedAt, startedAt: s.startedAt, finishedAt: s.finishedAt, log: run.status.log, params: run.spec.params,
+    queuedAt: run.status.queuedAt, startedAt: s.startedAt, finishedAt: s.finishedAt, log: logs.locate(runLog(runKeyOf(run), run.status.attemptId)), params: run.spec.params,
   };
 }
 
-export function nodeRecord(deps: Pick<EngineDeps, 'artifacts'>, run: DagRunResource, node: NodeState) {
+/** The log of the node's latest execution (undefined before it started). */
+export function nodeLog(run: DagRunResource, node: NodeState, stream: 'stdout' | 'stderr') {
   const step = stepOf(run.spec.definition, node);
-  const files = step ? execFiles(deps as EngineDeps, run, step, { node: node.name, attempt: Math.max(0, node.attempt - 1) }) : { stdout: '', stderr: '' };
-  const started = node.status !== 0;
+  if (!step || node.status === 0) return undefined;
+  return execLogOf(run, step, { node: node.name, attempt: Math.max(0, node.attempt - 1) }, stream);
+}
+
+export function nodeRecord(logs: LogLocator, run: DagRunResource, node: NodeState) {
+  const step = stepOf(run.spec.definition, node);
+  const where = (stream: 'stdout' | 'stderr'): string => {
+    const ref = nodeLog(run, node, stream);
+    return ref ? logs.locate(ref) : '';
+  };
   return {
     step: step ?? { name: node.name },
-    stdout: started ? files.stdout : '', stderr: started ? files.stderr : '',
+    stdout: where('stdout'), stderr: where('stderr'),
     startedAt: node.startedAt, finishedAt: node.finishedAt,
     status: node.status, statusLabel: nodeStatusLabel(node.status as NodeStatus),
     retryCount: node.retryCount, doneCount: node.doneCount,
@@ -41,8 +54,8 @@ export function nodeRecord(deps: Pick<EngineDeps, 'artifacts'>, run: DagRunResou
 }
 
 
-export function runDetail(deps: Pick<EngineDeps, 'artifacts'>, run: DagRunResource) {
+export function runDetail(logs: LogLocator, run: DagRunResource) {
   const handlers: Record<string, unknown> = {};
-  for (const h of run.status.run.handlers) if (h.handler) handlers[HANDLER_STEP_NAMES[h.handler]] = nodeRecord(deps, run, h);
-  return { ...runSummary(run), nodes: run.status.run.nodes.map((n) => nodeRecord(deps, run, n)), ...handlers, error: run.status.run.error };
+  for (const h of run.status.run.handlers) if (h.handler) handlers[HANDLER_STEP_NAMES[h.handler]] = nodeRecord(logs, run, h);
+  return { ...runSummary(logs, run), nodes: run.status.run.nodes.map((n) => nodeRecord(logs, run, n)), ...handlers, error: run.status.run.error };
 }

@@ -11,6 +11,8 @@ import { buildExpansionLookup, buildStepEnv, resolveDagEnv } from '../core/vars/
 import type { Lookup, RunCommand } from '../core/vars/expand.js';
 import { paramsToEnv, resolveParams, type ResolvedParams } from '../core/vars/params.js';
 import type { EngineDeps } from './deps.js';
+import { runLog } from '../core/ports/log-store.js';
+import { runKeyOf } from '../core/ports/run-store.js';
 import { shellFor } from './shell.js';
 
 export interface RunContext {
@@ -52,7 +54,7 @@ export async function prepareRunContext(run: DagRunResource, deps: EngineDeps): 
   const builtins: EnvEntry[] = [
     { name: 'DAG_NAME', value: run.spec.dagName },
     { name: 'DAG_RUN_ID', value: run.spec.dagRunId },
-    { name: 'DAG_RUN_LOG_FILE', value: run.status.log },
+    { name: 'DAG_RUN_LOG_FILE', value: deps.logs.locate(runLog(runKeyOf(run), run.status.attemptId)) },
     { name: 'SVC_PARAMS_JSON', value: params.json },
     ...Object.entries(run.spec.extraEnv ?? {}).map(([name, value]) => ({ name, value })),
   ];
@@ -73,7 +75,7 @@ async function loadDotenv(deps: EngineDeps, files: string[], workingDir: string,
   for (const f of dotenvOrder(files)) {
     const candidates = [...new Set([resolvePath(workingDir, f), resolvePath(dagDir, f)])];
     let text: string | undefined;
-    for (const path of candidates) if (text === undefined) text = await deps.artifacts.readText(path);
+    for (const path of candidates) if (text === undefined) text = await deps.files.read(path);
     if (text === undefined) continue;
     const parsed = parseDotenv(text);
     for (const e of parsed.errors) deps.log.warn('Skipped a bad dotenv line', { file: f, error: e });

@@ -51,6 +51,6 @@ export function newRunResource(deps: EngineDeps, o: NewRunOptions): DagRunResour
       ...(o.sourceFile ? { sourceFile: o.sourceFile } : {}), ...(o.queue ? { queue: o.queue } : {}),
       ...(o.parent ? { parent: o.parent } : {}), ...(o.extraEnv ? { extraEnv: o.extraEnv } : {}),
     },
-    status: { attemptId, queuedAt: o.queued ? now : '', log: deps.artifacts.runLogPath(key, attemptId), run },
+    status: { attemptId, queuedAt: o.queued ? now : '', run },
   };
 }

@@ -18,16 +18,18 @@ describe('RunLogWriter', () => {
   test('appends the lines of one turn together, in order, after the turn; flush waits for them', async () => {
     const { RunLogWriter } = await import('./run-log.js');
     const written: string[] = [];
-    const w = new RunLogWriter(async (t) => { written.push(t); });
+    let now = Date.parse('2026-01-02T03:04:05.000Z');
+    const w = new RunLogWriter(async (t) => { written.push(t); }, { now: () => now });
     w.add(['a', 'b']);
     w.add([]);
+    now += 1000;
     w.add(['c']);
     expect(written).toEqual([]);
     await w.flush();
-    expect(written).toEqual(['a\nb\nc']);
+    expect(written).toEqual(['2026-01-02T03:04:05.000Z a\n2026-01-02T03:04:05.000Z b\n2026-01-02T03:04:06.000Z c\n']);
     w.add(['d']);
     await w.flush();
-    expect(written).toEqual(['a\nb\nc', 'd']);
+    expect(written[1]).toBe('2026-01-02T03:04:06.000Z d\n');
   });
 
   test('a node matched by name when the order differs', () => {

@@ -1,6 +1,7 @@
 /** The run log (the "scheduler log" of a run, SPEC 2.8 `log`): one line per status change. */
 import type { NodeState, RunState } from '../core/run/state.js';
 import { nodeStatusLabel, runStatusLabel } from '../core/run/status.js';
+import type { Clock } from '../core/ports/clock.js';
 
 function nodeLine(prev: NodeState | undefined, n: NodeState): string | undefined {
   const changed = !prev || prev.status !== n.status || prev.attempt !== n.attempt || prev.retryCount !== n.retryCount;
@@ -37,19 +38,20 @@ export function runLogLines(prev: RunState, next: RunState): string[] {
 }
 
 /**
- * One driver's run log: lines are appended in order, after the current turn of the event loop, so the
- * write is off the path from one step's end to the next step's start (several changes of one turn go
- * out as one append). Write failures are ignored: the run log is informational.
+ * One driver's run log: one timestamped line per change, appended in order after the current turn of the
+ * event loop, so the write is off the path from one step's end to the next step's start (several changes
+ * of one turn go out as one append). Write failures are ignored: the run log is informational.
  */
 export class RunLogWriter {
   private lines: string[] = [];
   private pending: Promise<void> | undefined;
 
-  constructor(private readonly append: (text: string) => Promise<void>) {}
+  constructor(private readonly append: (text: string) => Promise<void>, private readonly clock: Clock) {}
 
   add(lines: string[]): void {
     if (lines.length === 0) return;
-    this.lines.push(...lines);
+    const at = new Date(this.clock.now()).toISOString();
+    for (const l of lines) this.lines.push(`${at} ${l}\n`);
     this.pending ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.write());
   }
 
@@ -59,7 +61,7 @@ export class RunLogWriter {
   }
 
   private async write(): Promise<void> {
-    const text = this.lines.splice(0).join('\n');
+    const text = this.lines.splice(0).join('');
     this.pending = undefined;
     await this.append(text).catch(() => undefined);
   }

@@ -39,7 +39,7 @@ export interface SubRunSummary extends RunSummary {
 const when = (r: DagRunResource): number => Date.parse(r.status.run.startedAt || r.status.queuedAt || r.metadata.creationTimestamp);
 
 export class RunQueries {
-  constructor(private readonly deps: Pick<EngineDeps, 'store' | 'artifacts'>, private readonly runs: RunService) {}
+  constructor(private readonly deps: Pick<EngineDeps, 'store' | 'logs'>, private readonly runs: RunService) {}
 
   /** Root runs, newest first. */
   async list(f: RunFilter): Promise<RunSummary[]> {
@@ -50,14 +50,14 @@ export class RunQueries {
       if (f.toMs !== undefined && !(when(r) <= f.toMs)) return false;
       if (f.dagRunId !== undefined && !r.spec.dagRunId.includes(f.dagRunId)) return false;
       return !f.tags || matchesTagFilter(r.spec.definition.tags ?? [], f.tags);
-    }).map(runSummary);
+    }).map((r) => runSummary(this.deps.logs, r));
   }
 
   /** SPEC 2.7 outputs of the run's current attempt; the empty form when there are none (yet). */
   async outputs(key: RunKey): Promise<OutputsBody> {
     const run = await this.runs.get(key);
     if (!isRunTerminal(run.status.run.status)) return EMPTY_OUTPUTS;
-    const body = (await this.deps.artifacts.readOutputs(runKeyOf(run), run.status.attemptId)) as OutputsBody | undefined;
+    const body = (await this.deps.logs.readOutputs(runKeyOf(run), run.status.attemptId)) as OutputsBody | undefined;
     if (!body || typeof body !== 'object' || !body.outputs || Object.keys(body.outputs).length === 0) return EMPTY_OUTPUTS;
     return body;
   }
@@ -69,7 +69,7 @@ export class RunQueries {
     for (const node of run.status.run.nodes) {
       for (const ref of node.subRuns) {
         const child = await this.deps.store.get({ dagName: ref.name, dagRunId: ref.dagRunId });
-        if (child) out.push({ ...runSummary(child), stepName: node.name });
+        if (child) out.push({ ...runSummary(this.deps.logs, child), stepName: node.name });
       }
     }
     return out;

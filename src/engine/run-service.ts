@@ -112,7 +112,7 @@ export class RunService {
     const k = runKeyOf(run);
     await this.deps.store.clearStop?.(k);
     return this.deps.store.updateStatus(k, run.metadata.resourceVersion, {
-      ...run.status, attemptId, log: this.deps.artifacts.runLogPath(k, attemptId),
+      ...run.status, attemptId,
       run: prepareRetry(run.spec.definition, run.status.run, only),
     });
   }

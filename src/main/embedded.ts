@@ -3,7 +3,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isProcessAlive } from '../runtime/shell/liveness.js';
 import { LocalRunStore } from '../adapters/store/local/run-store.js';
-import { FsArtifactStore } from '../adapters/artifacts/fs-artifacts.js';
+import { FsLogStore } from '../adapters/logstore/fs-log-store.js';
+import { readUserFile } from '../adapters/fs/user-files.js';
 import { FsDagSource } from '../adapters/dagsource/fs-dags.js';
 import type { Config } from '../config/config.js';
 import type { EngineLogger } from '../core/ports/engine-ports.js';
@@ -27,10 +28,11 @@ export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<Engi
   const store = new LocalRunStore({ dataDir: config.dataDir });
   const forkServer = config.forkServer ? new ForkServer({ native: nativeForkServer() }) : undefined;
   if (hooks.onState) forkServer?.warm();
-  const shell = new ProcessExecutor(forkServer ? { forkServer } : {});
+  const logs = new FsLogStore((k) => store.runDir(k));
+  const shell = new ProcessExecutor({ layout: (req) => logs.execFiles(req.identity, req.merged), ...(forkServer ? { forkServer } : {}) });
   const clock = { now: () => Date.now() };
   return {
-    store, artifacts: new FsArtifactStore(store), executors: { shell, hitl: hitlExecutor, container: undefined },
+    store, logs, files: { read: readUserFile }, executors: { shell, hitl: hitlExecutor, container: undefined },
     controls: new LocalRunControls({ dataDir: config.dataDir }),
     commands: new ShellCommandRunner(), secrets: new BuiltinSecretProvider(), dags: new FsDagSource(config.dagsDir),
     clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, defaultShell: config.defaultShell,

@@ -44,7 +44,7 @@ export function makeRun(f: RunFixture = {}): DagRunResource {
       root, ...(f.parent ? { parent: f.parent } : {}),
     },
     status: {
-      attemptId: 'att-1', queuedAt: '2024-01-01T00:00:00.000Z', log: '/tmp/run.log', run: newRunState(definition),
+      attemptId: 'att-1', queuedAt: '2024-01-01T00:00:00.000Z', run: newRunState(definition),
     },
   };
 }

@@ -45,7 +45,7 @@ export function collectionRouter(deps: DagsRouterDeps): Router {
     const matched = filterEntries(entries, name, tags);
     const shown = matched.slice((page - 1) * perPage, page * perPage);
     const latest = await Promise.all(shown.map((e) => deps.history.latest(e.loaded.definition.name)));
-    res.json({ dags: shown.map((e, i) => dagListItem(e, latest[i])), errors, pagination: pagination(matched.length, page, perPage) });
+    res.json({ dags: shown.map((e, i) => dagListItem(deps.logs, e, latest[i])), errors, pagination: pagination(matched.length, page, perPage) });
   });
 
   r.get('/dags/search', async (req, res) => {

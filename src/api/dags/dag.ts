@@ -11,7 +11,7 @@ export function dagRouter(deps: DagsRouterDeps): Router {
 
   r.get('/dags/:fileName', async (req, res) => {
     const e = await dags.catalog.get(fileNameParam(req));
-    res.json(dagDetail(e, await history.latest(e.loaded.definition.name)));
+    res.json(dagDetail(deps.logs, e, await history.latest(e.loaded.definition.name)));
   });
 
   r.delete('/dags/:fileName', async (req, res) => {

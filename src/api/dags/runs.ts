@@ -17,14 +17,14 @@ export function dagRunsRouter(deps: DagsRouterDeps): Router {
     const limit = queryInt(req, 'limit', DEFAULT_HISTORY_LIMIT, 1, MAX_HISTORY_LIMIT);
     const def = (await dags.catalog.get(fileName)).loaded.definition;
     const runs = await history.recent(def.name, limit);
-    res.json({ dagRuns: runs.map(runSummary), gridData: gridData((def.steps ?? []).map((s) => s.name), runs) });
+    res.json({ dagRuns: runs.map((r) => runSummary(deps.logs, r)), gridData: gridData((def.steps ?? []).map((s) => s.name), runs) });
   });
 
   r.get('/dags/:fileName/dag-runs/:dagRunId', async (req, res) => {
     const fileName = fileNameParam(req);
     const dagRunId = dagRunIdParam(req);
     const def = (await dags.catalog.get(fileName)).loaded.definition;
-    res.json({ dagRun: runDetail(deps, await history.get(def.name, dagRunId)) });
+    res.json({ dagRun: runDetail(deps.logs, await history.get(def.name, dagRunId)) });
   });
 
   r.post('/dags/:fileName/stop-all', async (req, res) => {

@@ -3,7 +3,7 @@ import type { DagDefinition, ParamDef } from '../../core/spec/types.js';
 import { formatTag } from '../../core/spec/tags.js';
 import type { DagRunResource } from '../../core/resources.js';
 import type { DagEntry } from '../../engine/dag-catalog.js';
-import { runSummary, type RunSummary } from '../../engine/presenter.js';
+import { runSummary, type LogLocator, type RunSummary } from '../../engine/presenter.js';
 
 /** Keys whose values never leave the server in a DAG view (the spec text endpoint is the way to see them). */
 const SECRET_KEYS = /^(password|secretAccessKey|apiKey|authToken|token)$/i;
@@ -55,19 +55,19 @@ export function noRunSummary(dagName: string): RunSummary {
   };
 }
 
-export const latestSummary = (dagName: string, run: DagRunResource | undefined): RunSummary =>
-  run ? runSummary(run) : noRunSummary(dagName);
+export const latestSummary = (logs: LogLocator, dagName: string, run: DagRunResource | undefined): RunSummary =>
+  run ? runSummary(logs, run) : noRunSummary(dagName);
 
-export function dagListItem(e: DagEntry, latest: DagRunResource | undefined) {
+export function dagListItem(logs: LogLocator, e: DagEntry, latest: DagRunResource | undefined) {
   const def = e.loaded.definition;
-  return { fileName: e.fileName, dag: dagListView(def), latestDAGRun: latestSummary(def.name, latest), suspended: e.suspended, errors: e.loaded.errors };
+  return { fileName: e.fileName, dag: dagListView(def), latestDAGRun: latestSummary(logs, def.name, latest), suspended: e.suspended, errors: e.loaded.errors };
 }
 
-export function dagDetail(e: DagEntry, latest: DagRunResource | undefined) {
+export function dagDetail(logs: LogLocator, e: DagEntry, latest: DagRunResource | undefined) {
   const def = e.loaded.definition;
   return {
     dag: dagDetailView(def),
     localDags: e.localDagList.map((l) => ({ name: l.name, dag: l.dag ? dagDetailView(l.dag) : { name: l.name }, errors: l.errors })),
-    latestDAGRun: latestSummary(def.name, latest), suspended: e.suspended, errors: e.loaded.errors,
+    latestDAGRun: latestSummary(logs, def.name, latest), suspended: e.suspended, errors: e.loaded.errors,
   };
 }

@@ -1,6 +1,5 @@
 /** What the run routers are built from (engine services and ports, never adapters). */
-import type { ArtifactStore } from '../../core/ports/engine-ports.js';
-import type { LogPageReader } from '../../core/ports/log-pages.js';
+import type { LogStore } from '../../core/ports/log-store.js';
 import type { DagCatalog } from '../../engine/catalog.js';
 import type { LaunchService } from '../../engine/launch-service.js';
 import type { RunControl } from '../../engine/run-control.js';
@@ -15,9 +14,8 @@ export interface RunsRouterDeps {
   control: RunControl;
   queries: RunQueries;
   watcher: RunWatcher;
-  logs: LogPageReader;
+  /** Logs and their locations (node records of run details). */
+  logs: LogStore;
   /** Working directory of inline runs (POST /dag-runs), which come from no file. */
   inlineWorkingDir: string;
-  /** For node records (log paths) of run details. */
-  artifacts: ArtifactStore;
 }

@@ -1,9 +1,10 @@
 /** Run and step logs (SPEC 4.5, 2.8 log page): head, tail, offset (1-based), limit (max 10000), stream. */
 import { Router, type Request } from 'express';
 import { BadRequestError, NotFoundError } from '../../core/errors.js';
-import { MAX_LOG_LINES, type LogQuery } from '../../core/ports/log-pages.js';
+import { MAX_LOG_LINES, runLog, type LogQuery } from '../../core/ports/log-store.js';
+import { runKeyOf } from '../../core/ports/run-store.js';
 import { stepOf } from '../../core/run/state.js';
-import { nodeRecord } from '../../engine/presenter.js';
+import { nodeLog } from '../../engine/presenter.js';
 import { queryInt, queryString } from '../input.js';
 import type { RunsRouterDeps } from './deps.js';
 import { runKeyParams, stepNameParam } from './input.js';
@@ -34,7 +35,7 @@ export function logsRouter(deps: RunsRouterDeps): Router {
     const key = runKeyParams(req);
     const q = logQuery(req);
     const run = await runs.get(key);
-    res.json((await logs.read(run.status.log, q)) ?? EMPTY_PAGE);
+    res.json((await logs.page(runLog(runKeyOf(run), run.status.attemptId), q)) ?? EMPTY_PAGE);
   });
 
   r.get('/dag-runs/:name/:dagRunId/steps/:stepName/log', async (req, res) => {
@@ -46,8 +47,8 @@ export function logsRouter(deps: RunsRouterDeps): Router {
     const state = run.status.run;
     const node = state.nodes.find((n) => n.name === stepName) ?? state.handlers.find((n) => n.name === stepName);
     if (!node || !stepOf(run.spec.definition, node)) throw new NotFoundError(`step "${stepName}" not found in dag-run ${run.spec.dagRunId} of DAG ${run.spec.dagName}`);
-    const path = nodeRecord(deps, run, node)[stream];
-    res.json((path ? await logs.read(path, q) : undefined) ?? EMPTY_PAGE);
+    const ref = nodeLog(run, node, stream);
+    res.json((ref ? await logs.page(ref, q) : undefined) ?? EMPTY_PAGE);
   });
 
   return r;

@@ -44,7 +44,7 @@ export function manageRouter(deps: RunsRouterDeps): Router {
   });
 
   r.get('/dag-runs/:name/:dagRunId', async (req, res) => {
-    res.json({ dagRun: runDetail(deps, await runs.get(runKeyParams(req))) });
+    res.json({ dagRun: runDetail(deps.logs, await runs.get(runKeyParams(req))) });
   });
 
   r.post('/dag-runs/:name/:dagRunId/stop', async (req, res) => {
@@ -86,7 +86,7 @@ export function manageRouter(deps: RunsRouterDeps): Router {
     const stepName = stepNameParam(req);
     const status = intIn(body(req), 'status', 0, 5, true) as NodeStatus;
     const run = await control.patchStepStatus(key, stepName, status);
-    res.json({ dagRun: runDetail(deps, run) });
+    res.json({ dagRun: runDetail(deps.logs, run) });
   });
 
   return r;

@@ -36,7 +36,7 @@ export function startRouter(deps: RunsRouterDeps): Router {
       res.status(408).json({ code: 'timeout', message: `dag-run ${started.dagRunId} did not finish within ${timeout}s; it continues in the background`, dagRunId: started.dagRunId });
       return;
     }
-    res.json({ dagRun: runDetail(deps, done) });
+    res.json({ dagRun: runDetail(deps.logs, done) });
   });
 
   r.post('/dags/:fileName/enqueue', async (req, res) => {

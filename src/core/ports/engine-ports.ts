@@ -1,20 +1,11 @@
 import type { DagDefinition } from '../spec/types.js';
-import type { RunKey } from './run-store.js';
 
-/** Files of a run besides its resource: logs, outputs.json, exec records. */
-export interface ArtifactStore {
-  /** Paths for one execution's logs and records (creates nothing). */
-  execPaths(key: RunKey, attemptId: string, node: string, attempt: number, item: number | undefined, merged: boolean): {
-    stdout: string; stderr: string; recordFile: string; recordKey: string; scratchDir: string;
-  };
-  runLogPath(key: RunKey, attemptId: string): string;
-  appendRunLog(key: RunKey, attemptId: string, line: string): Promise<void>;
-  writeOutputs(key: RunKey, attemptId: string, body: unknown): Promise<void>;
-  readOutputs(key: RunKey, attemptId: string): Promise<unknown | undefined>;
-  /** Reads a text file (dotenv, secrets, logs); undefined when missing. At most maxBytes from the start. */
-  readText(path: string, maxBytes?: number): Promise<string | undefined>;
-  /** Removes runs of a DAG finished before the given time (histRetentionDays). */
-  ensureDir(path: string): Promise<void>;
+/**
+ * The user's own files a run reads at start (dotenv). undefined when missing. (To move behind the
+ * launcher, where the steps run: see the "Identities, not paths" issue.)
+ */
+export interface UserFiles {
+  read(path: string): Promise<string | undefined>;
 }
 
 export interface CommandResult {

@@ -1,25 +1,6 @@
 import type { ExecRef, ExecResult } from '../run/state.js';
 import type { StepDefinition } from '../spec/types.js';
-
-/** Where one execution writes its logs and records. All paths absolute. */
-export interface ExecFiles {
-  stdout: string;
-  /** Equal to stdout when logOutput is merged. */
-  stderr: string;
-  /** Extra copies requested by the step's `stdout:` / `stderr:` fields. */
-  stdoutCopy?: string;
-  stderrCopy?: string;
-  /**
-   * The exec records of the attempt, for adoption after a crash: one file that every execution appends its
-   * lines to, each starting with `recordKey`: the process {pid, startTicks, startedAt}, written before the
-   * command runs, then its exit code when it ends (runtime/shell/records.ts).
-   */
-  recordFile: string;
-  /** This execution's key in recordFile: letters, digits, `_`, `.`, `-` only. */
-  recordKey: string;
-  /** Directory for generated script files. */
-  scratchDir: string;
-}
+import type { ExecIdentity } from '../naming.js';
 
 /** Everything an executor needs; commands and env are already expanded by the engine. */
 export interface ExecRequest {
@@ -35,7 +16,12 @@ export interface ExecRequest {
   shellExplicit: boolean;
   env: Record<string, string>;
   workingDir: string;
-  files: ExecFiles;
+  /** Who this execution is: names its logs (LogStore execLog) and, where it has one, its process or Pod. */
+  identity: ExecIdentity;
+  /** logOutput `merged`: stdout and stderr go to one log. */
+  merged: boolean;
+  /** Extra copies of the output requested by the step's `stdout:` / `stderr:` fields (the user's paths). */
+  copies: { stdout?: string; stderr?: string };
   /** Values to mask as ******* in logs and captured output. */
   secrets: string[];
   maxOutputSize: number;
@@ -57,7 +43,7 @@ export interface RunningExec {
 export interface StepExecutor {
   start(req: ExecRequest): RunningExec;
   /**
-   * For executors that record every execution (ExecFiles.recordFile) before its command runs: whether this
+   * For executors that record every execution before its command runs (the process launcher's exec records): whether this
    * one has begun. The engine then adopts it instead of starting it, whatever the saved status says, and
    * may start executions before the state that asked for them is saved (a crash cannot run one twice).
    */

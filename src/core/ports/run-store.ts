@@ -39,6 +39,4 @@ export interface RunStore {
   isStopRequested(key: RunKey): Promise<boolean>;
   /** Forgets a stop request (a retried run starts clean). */
   clearStop?(key: RunKey): Promise<void>;
-  /** Where this run's files (logs, outputs.json, exec records) live; embedded only concerns. */
-  runDir(key: RunKey): string;
 }

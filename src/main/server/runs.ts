@@ -1,6 +1,5 @@
 /** Wiring of the runs area (SPEC 4.4, 4.5, 3.3): launcher, queue processor, scheduler, run routers. */
 import { join } from 'node:path';
-import { FsLogPageReader } from '../../adapters/artifacts/log-pages.js';
 import { JsonStateFile } from '../../adapters/fs/json-state.js';
 import { runsRouters } from '../../api/runs/index.js';
 import { LaunchService } from '../../engine/launch-service.js';
@@ -46,7 +45,7 @@ export async function wireRuns(base: ServerBase, dags: DagsArea): Promise<RunsAr
     state: schedulerState(config.dataDir), ...(config.tz ? { tz: config.tz } : {}),
   });
   const routers = runsRouters({
-    catalog: dags.catalog, launcher, runs, watcher, logs: new FsLogPageReader(), artifacts: engine.artifacts,
+    catalog: dags.catalog, launcher, runs, watcher, logs: engine.logs,
     control: new RunControl(engine, runs, launcher, watcher), queries: new RunQueries(engine, runs),
     inlineWorkingDir: config.dagsDir,
   });

@@ -2,18 +2,18 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ExecRequest } from '../../core/ports/executor.js';
+import type { LocalRequest } from './local.js';
 import { adoptProcess } from './adopt.js';
 import { processStartTicks } from './liveness.js';
 import { parseExecRecord } from './records.js';
 
 const KEY = 'step.0';
 
-function request(dir: string): ExecRequest {
-  return { files: { recordFile: join(dir, 'records'), recordKey: KEY } } as unknown as ExecRequest;
+function request(dir: string): LocalRequest {
+  return { files: { recordFile: join(dir, 'records'), recordKey: KEY } } as unknown as LocalRequest;
 }
 
-/** A detached sh that sleeps, then appends its exit code line, as the step's exit trap does. */
+/** A detached sh that sleeps, then appends its exit code line, as the step's reaper does. */
 async function recorded(dir: string, code: number, late = false): Promise<ReturnType<typeof spawn>> {
   const child = spawn('/bin/sh', ['-c', `sleep 0.3; echo ${KEY} ${code} >> ${join(dir, 'records')}`], { detached: true, stdio: 'ignore' });
   await new Promise((r) => child.once('spawn', r));

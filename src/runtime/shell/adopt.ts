@@ -5,7 +5,8 @@
  * no reaper once the engine is gone: its outcome is unknown. Output sent through pipes to the dead
  * engine is lost; output written straight to the log files is not.
  */
-import type { ExecRequest, RunningExec } from '../../core/ports/executor.js';
+import type { RunningExec } from '../../core/ports/executor.js';
+import type { LocalRequest } from './local.js';
 import type { ExecResult } from '../../core/run/state.js';
 import { killGroup, readExecRecord, type ExecRecord } from './records.js';
 import { isProcessAlive } from './liveness.js';
@@ -14,7 +15,7 @@ import { isProcessAlive } from './liveness.js';
 const alive = (rec: ExecRecord): boolean => rec.pid !== undefined && isProcessAlive(rec.pid, rec.startTicks);
 
 /** `cmd`: which command of the step was adopted (undefined for records that do not say). */
-export async function adoptProcess(req: ExecRequest): Promise<(RunningExec & { cmd?: number }) | undefined> {
+export async function adoptProcess(req: LocalRequest): Promise<(RunningExec & { cmd?: number }) | undefined> {
   const rec = await readExecRecord(req.files.recordFile, req.files.recordKey);
   if (rec === undefined) return undefined;
   // An exit code after the latest start is final (the pid may since belong to another process).
@@ -36,7 +37,7 @@ export async function adoptProcess(req: ExecRequest): Promise<(RunningExec & { c
 }
 
 /** The reaper appends the code just after the process is gone: a short grace for that write. */
-async function recordedCode(req: ExecRequest): Promise<number | undefined> {
+async function recordedCode(req: LocalRequest): Promise<number | undefined> {
   for (let i = 0; i < 10; i++) {
     const code = (await readExecRecord(req.files.recordFile, req.files.recordKey))?.exitCode;
     if (code !== undefined || i === 9) return code;

@@ -7,6 +7,7 @@ import type { ExecResult } from '../../core/run/state.js';
 import { ForkServer, type ForkRequest } from './fork-server.js';
 import { nativeForkServer } from './native.js';
 import { ProcessExecutor } from './process.js';
+import type { LocalRequest } from './local.js';
 import { parseExecRecord } from './records.js';
 
 const NATIVE = nativeForkServer();
@@ -233,7 +234,7 @@ withHelper('ProcessExecutor when the fork server dies', () => {
   test('a command it started runs on and is waited for; with its recorder gone, the outcome is unknown (interrupted)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
     const server = new ForkServer({ native: NATIVE });
-    const running = new ProcessExecutor({ forkServer: server }).start(execRequest(dir, 'sleep 0.5; echo late; exit 6'));
+    const running = executorOf(server).start(execRequest(dir, 'sleep 0.5; echo late; exit 6'));
     await runningPid(join(dir, 'records'));
     (server as unknown as { child: { kill(s: string): void } }).child.kill('SIGKILL');
     await expect(running.result).resolves.toMatchObject({ exitCode: 1, output: 'late' });
@@ -252,20 +253,25 @@ async function eventuallyRecorded(recordFile: string, key = 'step.0'): Promise<v
   }
 }
 
-function execRequest(dir: string, command: string, over: Partial<ExecRequest> = {}): ExecRequest {
+/** The files of a test request are given with it: the layout reads them back. */
+const layout = (req: ExecRequest) => (req as LocalRequest).files;
+const executorOf = (forkServer?: ForkServer) => new ProcessExecutor({ layout, ...(forkServer ? { forkServer } : {}) });
+
+function execRequest(dir: string, command: string, over: Partial<LocalRequest> = {}): LocalRequest {
   return {
     exec: { node: 'step', attempt: 0, execution: 0 }, step: {} as ExecRequest['step'], commands: [command], shell: ['/bin/sh', '-e'], shellExplicit: false,
     env: { PATH: '/usr/bin:/bin' }, workingDir: dir, secrets: [], maxOutputSize: 1 << 20, timeoutMs: 0, capture: true,
     files: { stdout: join(dir, 'step.out'), stderr: join(dir, 'step.err'), recordFile: join(dir, 'records'), recordKey: 'step.0', scratchDir: join(dir, 'scratch') },
+    copies: {}, merged: false,
     ...over,
-  } as ExecRequest;
+  } as LocalRequest;
 }
 
 /** The same executor behaviour whichever way the processes are started. */
 const modes: [string, () => ProcessExecutor][] = [
-  ['node spawn', () => new ProcessExecutor()],
-  ...(NATIVE ? [['fork server', () => new ProcessExecutor({ forkServer: new ForkServer({ native: NATIVE }) })] as [string, () => ProcessExecutor]] : []),
-  ['no fork server built (spawned from Node)', () => new ProcessExecutor({ forkServer: new ForkServer({}) })],
+  ['node spawn', () => executorOf()],
+  ...(NATIVE ? [['fork server', () => executorOf(new ForkServer({ native: NATIVE }))] as [string, () => ProcessExecutor]] : []),
+  ['no fork server built (spawned from Node)', () => executorOf(new ForkServer({}))],
 ];
 
 describe.each(modes)('ProcessExecutor (%s)', (_mode, make) => {

@@ -7,7 +7,7 @@
 import { closeSync, openSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { ChildProcess, StdioOptions } from 'node:child_process';
-import type { ExecRequest } from '../../core/ports/executor.js';
+import type { LocalRequest } from './local.js';
 import { LogSink, newCapture, pump, type Capture } from './sink.js';
 
 export interface StepOutputs {
@@ -25,7 +25,7 @@ export interface StepOutputs {
   finish(): Promise<Capture | undefined>;
 }
 
-export function stepOutputs(req: ExecRequest): StepOutputs {
+export function stepOutputs(req: LocalRequest): StepOutputs {
   const piped = req.secrets.length > 0 || !!req.files.stdoutCopy || !!req.files.stderrCopy;
   return piped ? new PipedOutputs(req) : new DirectOutputs(req);
 }
@@ -35,7 +35,7 @@ class DirectOutputs implements StepOutputs {
   /** Where this execution's part of the stdout log begins (only needed to capture it). */
   private readonly start: number;
 
-  constructor(private readonly req: ExecRequest) {
+  constructor(private readonly req: LocalRequest) {
     this.start = req.capture ? sizeOf(req.files.stdout) : 0;
   }
 
@@ -88,7 +88,7 @@ class PipedOutputs implements StepOutputs {
   private readonly err: LogSink;
   private readonly capture: Capture | undefined;
 
-  constructor(private readonly req: ExecRequest) {
+  constructor(private readonly req: LocalRequest) {
     this.out = new LogSink([req.files.stdout, ...(req.files.stdoutCopy ? [req.files.stdoutCopy] : [])]);
     // Merged logs: both sinks append (O_APPEND) to the same file; the `stdout:` copy still gets stdout only.
     this.err = new LogSink([req.files.stderr, ...(req.files.stderrCopy ? [req.files.stderrCopy] : [])]);

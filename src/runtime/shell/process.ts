@@ -10,6 +10,7 @@ import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ExecRequest, RunningExec, StepExecutor } from '../../core/ports/executor.js';
+import { localRequest, type LocalLayout, type LocalRequest } from './local.js';
 import type { ExecResult } from '../../core/run/state.js';
 import { commandArgvs } from './argv.js';
 import { adoptProcess } from './adopt.js';
@@ -21,25 +22,29 @@ import type { ForkServer } from './fork-server.js';
 import { runForked, type Exit } from './forked.js';
 
 export interface ProcessExecutorOptions {
+  /** Where each execution's logs, records and scratch files are. */
+  layout: LocalLayout;
   /** Starts direct-output commands from the native helper instead of forking the engine (ADR 0008). */
   forkServer?: ForkServer;
 }
 
 export class ProcessExecutor implements StepExecutor {
-  constructor(private readonly opts: ProcessExecutorOptions = {}) {}
+  constructor(private readonly opts: ProcessExecutorOptions) {}
 
   private readonly recorded = new RecordKeys();
 
   /** The exec record is written before the command runs (by the child itself under the fork server). */
   started(req: ExecRequest): boolean {
-    return this.recorded.has(req.files.recordFile, req.files.recordKey);
+    const { recordFile, recordKey } = this.opts.layout(req);
+    return this.recorded.has(recordFile, recordKey);
   }
 
   /**
    * The outcome of an execution a previous engine started. A multi-command step whose engine died between
    * two of its commands is not over when the adopted command succeeded: the commands after it run now.
    */
-  async adopt(req: ExecRequest): Promise<RunningExec | undefined> {
+  async adopt(request: ExecRequest): Promise<RunningExec | undefined> {
+    const req = localRequest(request, this.opts.layout);
     const adopted = await adoptProcess(req);
     const total = req.script !== undefined ? 1 : req.commands.length;
     if (!adopted || adopted.cmd === undefined || adopted.cmd >= total - 1) return adopted;
@@ -54,7 +59,8 @@ export class ProcessExecutor implements StepExecutor {
     return { result, signal: (sig) => { state.stopped = sig; signal(sig); } };
   }
 
-  start(req: ExecRequest): RunningExec {
+  start(request: ExecRequest): RunningExec {
+    const req = localRequest(request, this.opts.layout);
     const state: Live = { pid: 0, stopped: undefined, timedOut: false };
     const result = runAll(req, state, this.opts.forkServer);
     return { result, signal: (sig) => sendSignal(state, sig) };
@@ -74,7 +80,7 @@ function sendSignal(state: Live, sig: string): void {
 }
 
 /** Runs the step's commands from `from` on, stopping at the first failure. */
-async function runAll(req: ExecRequest, state: Live, server: ForkServer | undefined, from = 0): Promise<ExecResult> {
+async function runAll(req: LocalRequest, state: Live, server: ForkServer | undefined, from = 0): Promise<ExecResult> {
   prepareDirs(req);
   const scriptFile = req.script !== undefined ? await writeScript(req) : undefined;
   const outputs = stepOutputs(req);
@@ -97,7 +103,7 @@ async function runAll(req: ExecRequest, state: Live, server: ForkServer | undefi
   return toResult(req, code, signal ?? state.stopped, state.timedOut, capture);
 }
 
-function toResult(req: ExecRequest, code: number, signal: string | undefined, timedOut: boolean, capture?: Capture): ExecResult {
+function toResult(req: LocalRequest, code: number, signal: string | undefined, timedOut: boolean, capture?: Capture): ExecResult {
   const r: ExecResult = { exitCode: code };
   if (timedOut) return { exitCode: 124, timedOut: true, error: `step timed out after ${req.timeoutMs / 1000}s` };
   if (signal && code !== 0) { r.signal = signal; r.error = `signal: ${signal}`; }
@@ -112,7 +118,7 @@ function toResult(req: ExecRequest, code: number, signal: string | undefined, ti
 /** `execSafe`: the working directory and environment can cross exec (no NUL byte). */
 interface RunCtx { outputs: StepOutputs; state: Live; deadline: number; server: ForkServer | undefined; execSafe: boolean }
 
-function runOne(req: ExecRequest, argv: string[], index: number, ctx: RunCtx): Promise<Exit> {
+function runOne(req: LocalRequest, argv: string[], index: number, ctx: RunCtx): Promise<Exit> {
   const direct = ctx.outputs.direct();
   if (direct && ctx.server?.available() && ctx.execSafe && !argv.some(hasNul)) {
     return runForked(ctx.server, { argv, cwd: req.workingDir, env: req.env, ...direct, recordFile: req.files.recordFile, recordKey: req.files.recordKey, commandIndex: index }, {
@@ -129,7 +135,7 @@ function runOne(req: ExecRequest, argv: string[], index: number, ctx: RunCtx): P
 const hasNul = (s: string): boolean => s.includes('\0');
 
 /** The parts of a step's exec that all its commands share: checked once per step. */
-function execSafe(req: ExecRequest): boolean {
+function execSafe(req: LocalRequest): boolean {
   if (hasNul(req.workingDir)) return false;
   for (const k in req.env) if (hasNul(k) || hasNul(req.env[k]!)) return false;
   return true;
@@ -148,7 +154,7 @@ function onStarted(ctx: RunCtx, pid: number): () => void {
   };
 }
 
-function runSpawned(req: ExecRequest, argv: string[], cmd: number, ctx: RunCtx): Promise<Exit> {
+function runSpawned(req: LocalRequest, argv: string[], cmd: number, ctx: RunCtx): Promise<Exit> {
   return new Promise((resolve) => {
     const [file, ...rest] = argv;
     let child: ChildProcess;
@@ -196,7 +202,7 @@ const made = new Set<string>();
  * Synchronous: a directory that exists costs one mkdir(2) and one stat(2), far less than a thread-pool
  * round trip; the working directory is checked every time (a step may have removed it).
  */
-function prepareDirs(req: ExecRequest): void {
+function prepareDirs(req: LocalRequest): void {
   const dirs = new Set([req.workingDir, dirname(req.files.stdout), dirname(req.files.stderr), dirname(req.files.recordFile)]);
   for (const f of [req.files.stdoutCopy, req.files.stderrCopy]) if (f) dirs.add(dirname(f));
   if (made.size > 10_000) made.clear(); // a long-lived server meets new attempt dirs forever
@@ -207,7 +213,7 @@ function prepareDirs(req: ExecRequest): void {
   }
 }
 
-async function writeScript(req: ExecRequest): Promise<string> {
+async function writeScript(req: LocalRequest): Promise<string> {
   await mkdir(req.files.scratchDir, { recursive: true });
   const file = `${req.files.scratchDir}/script-${req.exec.node.replace(/[^a-zA-Z0-9_.-]/g, '_')}-${req.exec.attempt}${req.exec.item ?? ''}`;
   await writeFile(file, req.script ?? '', { mode: 0o700 });

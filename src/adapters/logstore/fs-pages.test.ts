@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FsLogPageReader } from './log-pages.js';
+import { FsLogPages } from './fs-pages.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-logpages-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const reader = new FsLogPageReader();
+const reader = new FsLogPages();
 const file = (name: string, text: string): string => {
   const p = join(dir, name);
   writeFileSync(p, text);

@@ -4,7 +4,7 @@
  * extrapolated from the bytes read (isEstimate). A last line without a newline counts as a line.
  */
 import { open, type FileHandle } from 'node:fs/promises';
-import { MAX_LOG_LINES, type LogPage, type LogPageReader, type LogQuery } from '../../core/ports/log-pages.js';
+import { MAX_LOG_LINES, type LogPage, type LogQuery } from '../../core/ports/log-store.js';
 
 const CHUNK = 64 * 1024;
 const SCAN_LIMIT = 64 * 1024 * 1024;
@@ -18,7 +18,7 @@ function countNewlines(buf: Buffer, end = buf.length): number {
   return n;
 }
 
-export class FsLogPageReader implements LogPageReader {
+export class FsLogPages {
   async read(path: string, q: LogQuery): Promise<LogPage | undefined> {
     let fh: FileHandle;
     try {

@@ -1,0 +1,102 @@
+/**
+ * The embedded LogStore: logs, outputs.json and exec records under each run's directory, one folder per
+ * attempt. This module is the one place that lays them out:
+ *   <runDir>/attempts/<attemptId>/run.log                    the run log
+ *                                 logs/<node>[.item<i>].out  stdout (.err stderr, .log when merged)
+ *                                 exec/records               exec records (runtime/shell/records.ts)
+ *                                 scratch/                   generated script files
+ *                                 outputs.json
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ExecIdentity } from '../../core/naming.js';
+import type { LogPage, LogQuery, LogRef, LogStore } from '../../core/ports/log-store.js';
+import type { RunKey } from '../../core/ports/run-store.js';
+import { readHead, writeFileAtomic } from '../fs/atomic.js';
+import { Appender } from '../fs/appender.js';
+import { FsLogPages } from './fs-pages.js';
+
+/** Node names become file names: anything but [A-Za-z0-9_.-] is replaced, and a hash keeps them distinct. */
+export function safeFileName(name: string): string {
+  const clean = name.replace(/[^A-Za-z0-9_.-]/g, '_').replace(/^\.+/, '_').slice(0, 80);
+  if (clean === name) return clean;
+  let h = 0;
+  for (const c of name) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  return `${clean}-${h.toString(16)}`;
+}
+
+/** Where one execution's files live on this machine (the process launcher's view of the layout). */
+export interface LocalExecFiles {
+  stdout: string;
+  /** Equal to stdout when logOutput is merged. */
+  stderr: string;
+  /** The attempt's exec records file, and this execution's key in it: letters, digits, `_`, `.`, `-`. */
+  recordFile: string;
+  recordKey: string;
+  /** Directory for generated script files. */
+  scratchDir: string;
+}
+
+export class FsLogStore implements LogStore {
+  private readonly appender = new Appender();
+  private readonly pages = new FsLogPages();
+
+  /** `runDir`: the run's directory (the local run store's layout). */
+  constructor(private readonly runDir: (key: RunKey) => string) {}
+
+  private attemptDir(key: RunKey, attemptId: string): string {
+    return join(this.runDir(key), 'attempts', safeFileName(attemptId));
+  }
+
+  execFiles(e: ExecIdentity, merged: boolean): LocalExecFiles {
+    const dir = this.attemptDir(e, e.attemptId);
+    const base = `${safeFileName(e.node)}${e.item !== undefined ? `.item${e.item}` : ''}`;
+    const logs = join(dir, 'logs');
+    return {
+      stdout: join(logs, merged ? `${base}.log` : `${base}.out`),
+      stderr: join(logs, merged ? `${base}.log` : `${base}.err`),
+      // One file per attempt, appended to: creating a file costs several times an append (ADR 0001).
+      recordFile: join(dir, 'exec', 'records'), recordKey: `${base}.${e.attempt}`, scratchDir: join(dir, 'scratch'),
+    };
+  }
+
+  /** The file of a log. */
+  locate(ref: LogRef): string {
+    if (ref.kind === 'run') return join(this.attemptDir(ref.run, ref.attemptId), 'run.log');
+    return this.execFiles(ref.exec, ref.merged)[ref.stream];
+  }
+
+  /**
+   * Synchronous on purpose, through a descriptor kept open: one small O_APPEND write costs less than the
+   * thread-pool round trips of the async form, and the driver appends to the run log on every state change.
+   */
+  async append(ref: LogRef, text: string): Promise<void> {
+    this.appender.append(this.locate(ref), text);
+  }
+
+  page(ref: LogRef, q: LogQuery): Promise<LogPage | undefined> {
+    return this.pages.read(this.locate(ref), q);
+  }
+
+  async text(ref: LogRef, maxBytes: number): Promise<string | undefined> {
+    try {
+      return await readHead(this.locate(ref), maxBytes);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EISDIR') return undefined;
+      throw e;
+    }
+  }
+
+  async writeOutputs(key: RunKey, attemptId: string, body: unknown): Promise<void> {
+    await writeFileAtomic(join(this.attemptDir(key, attemptId), 'outputs.json'), JSON.stringify(body, null, 2));
+  }
+
+  async readOutputs(key: RunKey, attemptId: string): Promise<unknown | undefined> {
+    try {
+      return JSON.parse(await readFile(join(this.attemptDir(key, attemptId), 'outputs.json'), 'utf8'));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw e;
+    }
+  }
+}
