@@ -21,6 +21,8 @@ export interface EngineDeps {
   log: EngineLogger;
   /** The service's own environment (config reads it; the engine filters it for steps). */
   systemEnv: Record<string, string>;
+  /** The service's working directory: where runs that come from no file and name no directory run. */
+  cwd: string;
   /** Default shell argv, e.g. ['/bin/sh']; `-e` is appended for sh-like shells (SPEC 2.2). */
   defaultShell: string[];
   /** Approval requests to running drivers (SPEC 3.3); without it approvals are not available. */

@@ -117,8 +117,8 @@ class Poll {
 
   /** Polls if due: a stop becomes an observation; approvals are fed too, and their ids returned (acknowledged once saved). */
   async due(): Promise<string[]> {
-    if (this.loop.busy() && Date.now() - this.at < this.everyMs) return [];
-    this.at = Date.now();
+    if (this.loop.busy() && this.deps.clock.now() - this.at < this.everyMs) return [];
+    this.at = this.deps.clock.now();
     if (!this.stopSeen && await this.deps.store.isStopRequested(this.key)) {
       this.stopSeen = true;
       this.loop.push({ type: 'stop' });

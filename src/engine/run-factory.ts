@@ -26,8 +26,9 @@ export interface NewRunOptions {
 }
 
 /** SPEC 2.2 workingDir: relative to the DAG file's directory; default that directory (or the inherited one). */
-export function resolveWorkingDir(def: DagDefinition, sourceFile: string | undefined, inherited: string | undefined, home?: string): string {
-  const base = sourceFile ? dirname(sourceFile) : inherited ?? process.cwd();
+export function resolveWorkingDir(def: DagDefinition, sourceFile: string | undefined, inherited: string | undefined, env: { cwd: string; home?: string | undefined }): string {
+  const base = sourceFile ? dirname(sourceFile) : inherited ?? env.cwd;
+  const home = env.home;
   if (!def.workingDir) return inherited ?? base;
   const wd = def.workingDir.startsWith('~') && home ? def.workingDir.replace(/^~/, home) : def.workingDir;
   return isAbsolute(wd) ? wd : resolve(base, wd);
@@ -46,7 +47,7 @@ export function newRunResource(deps: EngineDeps, o: NewRunOptions): DagRunResour
     metadata: { ...dagRunMetadata(key, root, o.parent), uid: '', resourceVersion: '', creationTimestamp: now },
     spec: {
       dagName, dagRunId: o.dagRunId, definition: o.definition, localDags: o.localDags, params: o.params, trigger: o.trigger,
-      workingDir: resolveWorkingDir(o.definition, o.sourceFile, o.workingDir, deps.systemEnv.HOME),
+      workingDir: resolveWorkingDir(o.definition, o.sourceFile, o.workingDir, { cwd: deps.cwd, home: deps.systemEnv.HOME }),
       root,
       ...(o.sourceFile ? { sourceFile: o.sourceFile } : {}), ...(o.queue ? { queue: o.queue } : {}),
       ...(o.parent ? { parent: o.parent } : {}), ...(o.extraEnv ? { extraEnv: o.extraEnv } : {}),

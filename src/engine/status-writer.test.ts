@@ -30,11 +30,12 @@ class OneRunStore {
 
 const st = (n: number): DagRunStatus => ({ n } as unknown as DagRunStatus);
 const tick = () => new Promise((r) => setImmediate(r));
+const clock = { now: () => Date.now() };
 
 test('states are written in order, one at a time; a state replaced before its turn is skipped; onChange follows each save', async () => {
   const store = new OneRunStore(st(0));
   const changed: unknown[] = [];
-  const deps = { store, statusIntervalMs: 0, onChange: (r: DagRunResource) => changed.push(r.status) } as unknown as EngineDeps;
+  const deps = { store, clock, statusIntervalMs: 0, onChange: (r: DagRunResource) => changed.push(r.status) } as unknown as EngineDeps;
   const w = new StatusWriter(deps, store.run);
   w.put(st(1));
   await tick();
@@ -50,7 +51,7 @@ test('states are written in order, one at a time; a state replaced before its tu
 
 test('a conflict re-reads the run and applies the same status; a failed write is thrown by flush and by the next put', async () => {
   const store = new OneRunStore(st(0));
-  const w = new StatusWriter({ store, statusIntervalMs: 0 } as unknown as EngineDeps, store.run);
+  const w = new StatusWriter({ store, clock, statusIntervalMs: 0 } as unknown as EngineDeps, store.run);
   store.run = { ...store.run, metadata: { resourceVersion: '5' } } as DagRunResource;
   w.put(st(1));
   const first = w.flush();
@@ -66,7 +67,7 @@ test('a conflict re-reads the run and applies the same status; a failed write is
 
 test('writes are spaced by statusIntervalMs: states put meanwhile coalesce into one write; flush does not wait', async () => {
   const store = new OneRunStore(st(0));
-  const w = new StatusWriter({ store, statusIntervalMs: 60_000 } as unknown as EngineDeps, store.run);
+  const w = new StatusWriter({ store, clock, statusIntervalMs: 60_000 } as unknown as EngineDeps, store.run);
   w.put(st(1));
   await tick(); await tick();
   store.release();
@@ -85,7 +86,7 @@ test('writes are spaced by statusIntervalMs: states put meanwhile coalesce into 
 
 test('a slow write spaces the next one by 20 times its duration when that is longer than the interval; flush does not wait', async () => {
   const store = new OneRunStore(st(0));
-  const w = new StatusWriter({ store, statusIntervalMs: 1 } as unknown as EngineDeps, store.run);
+  const w = new StatusWriter({ store, clock, statusIntervalMs: 1 } as unknown as EngineDeps, store.run);
   w.put(st(1));
   await tick(); await tick();
   await new Promise((r) => setTimeout(r, 30));
@@ -100,6 +101,14 @@ test('a slow write spaces the next one by 20 times its duration when that is lon
   const flushed = w.flush();
   for (let i = 0; i < 5; i++) { store.release(); await tick(); }
   expect((await flushed).status).toEqual(st(2));
+});
+
+test('a failure at the very start of a write (a broken clock) is thrown by flush, never waited on forever', async () => {
+  const store = new OneRunStore(st(0));
+  const broken = { now: () => { throw new Error('no clock'); } };
+  const w = new StatusWriter({ store, clock: broken, statusIntervalMs: 0 } as unknown as EngineDeps, store.run);
+  w.put(st(1));
+  await expect(w.flush()).rejects.toThrow('no clock');
 });
 
 test('the spacing: the interval, or 20 times the last write up to 500 ms; an interval of 0 turns it off', () => {

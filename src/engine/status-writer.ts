@@ -45,7 +45,23 @@ export class StatusWriter {
   put(status: DagRunStatus): void {
     if (this.failure !== undefined) throw this.failure;
     this.pending = status;
-    this.writing ??= this.drain();
+    this.startDrain();
+  }
+
+  /**
+   * `writing` is cleared once the drain has ended, not inside drain(): a failure before its first await
+   * would clear it before the assignment here, and flush() would wait on a settled promise forever. A
+   * state put between the drain's end and that moment starts the next drain.
+   */
+  private startDrain(): void {
+    if (this.writing) return;
+    const writing = this.drain();
+    this.writing = writing;
+    void writing.finally(() => {
+      if (this.writing !== writing) return;
+      this.writing = undefined;
+      if (this.pending && this.failure === undefined) this.startDrain();
+    });
   }
 
   /** The saved resource once everything put so far is written; rethrows a failed write. */
@@ -64,28 +80,26 @@ export class StatusWriter {
         await this.spacing();
         const status = this.pending;
         this.pending = undefined;
-        const t0 = performance.now();
+        const t0 = this.deps.clock.now();
         this.saved = await this.save(status);
-        this.lastSaveMs = performance.now() - t0;
+        this.lastSaveMs = this.deps.clock.now() - t0;
         this.deps.onChange?.(this.saved);
       }
     } catch (e) {
       this.failure = e;
-    } finally {
-      this.writing = undefined;
     }
   }
 
   /** Waits out the interval since the last write (at least the current turn: puts of one turn coalesce). */
   private spacing(): Promise<void> {
     const interval = statusSpacingMs(this.deps.statusIntervalMs ?? 50, this.lastSaveMs);
-    const wait = this.urgent ? 0 : Math.max(0, this.lastWrite + interval - performance.now());
+    const wait = this.urgent ? 0 : Math.max(0, this.lastWrite + interval - this.deps.clock.now());
     return new Promise<void>((resolve) => {
       const done = (): void => { clearTimeout(t); this.wake = undefined; resolve(); };
       const t = wait > 0 ? setTimeout(done, wait) : undefined;
       if (!t) setImmediate(done);
       this.wake = done;
-    }).then(() => { this.lastWrite = performance.now(); });
+    }).then(() => { this.lastWrite = this.deps.clock.now(); });
   }
 
   /** Another writer touched the object (an API request): re-read, re-apply the driver's status. */

@@ -35,7 +35,7 @@ export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<Engi
     store, logs, files: { read: readUserFile }, executors: { shell, hitl: hitlExecutor, container: undefined },
     controls: new LocalRunControls({ dataDir: config.dataDir }),
     commands: new ShellCommandRunner(), secrets: new BuiltinSecretProvider(), dags: new FsDagSource(config.dagsDir),
-    clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, defaultShell: config.defaultShell,
+    clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, cwd: process.cwd(), defaultShell: config.defaultShell,
     self: { pid: process.pid, host: hostname(), instance: randomUUID(), isAlive: isProcessAlive },
     ...hooks,
   };
