@@ -5,6 +5,13 @@
 // was made from: after a bare `tsc` (no bundle step) the tree runs. CommonJS (bin/package.json): an ES
 // module entry would set up the ES module loader first.
 'use strict';
+// package.json engines: Node 24+. Through npm (npm start, npx svc, the scripts) `node` is the one the project
+// pins (ADR 0009), whatever the system's is; an older one run by hand is refused rather than run untested.
+if (Number(process.versions.node.split('.')[0]) < 24) {
+  process.stderr.write(`svc needs Node 24 or later, not ${process.version} (${process.execPath}): run it through npm `
+    + '(npx svc ..., npm start), which uses the Node the project pins, or put Node 24 first on PATH\n');
+  process.exit(2);
+}
 const { readFileSync, renameSync, statSync, writeFileSync } = require('node:fs');
 const { dirname, join } = require('node:path');
 const { pathToFileURL } = require('node:url');

@@ -18,7 +18,7 @@ rmSync(CACHE, { force: true });
 await build({
   entryPoints: [join(ROOT, 'dist/cli/main.js')],
   outfile: join(ROOT, 'dist/svc-cli.cjs'),
-  bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning',
+  bundle: true, platform: 'node', format: 'cjs', target: 'node24', logLevel: 'warning',
   // Whitespace and syntax only (names stay, for stack traces): 1.2 MB -> 0.74 MB, less to read, hash and
   // deserialize on every start (ADR 0005).
   minifyWhitespace: true, minifySyntax: true,

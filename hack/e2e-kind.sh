@@ -53,7 +53,7 @@ if [ -n "${SVC_OPERATOR_IMAGE:-}" ] && [ -f Dockerfile ]; then
   kind load docker-image "$SVC_OPERATOR_IMAGE" --name "$cluster"
 fi
 
-[ -d node_modules ] || npm install --no-audit --no-fund
+[ -d node_modules ] || npm ci --no-audit --no-fund
 npx tsc -p tsconfig.json
 projects=()
 for p in ${SVC_E2E_PROJECTS:-operator testbed}; do

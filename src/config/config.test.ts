@@ -21,3 +21,12 @@ test('a switch that is neither true nor false is a configuration error naming it
   expect(() => loadConfig({ SVC_FORK_SERVER: 'perhaps' })).toThrow(ConfigError);
   expect(() => loadConfig({ SVC_FORK_SERVER: 'perhaps' })).toThrow(/SVC_FORK_SERVER: "perhaps" must be true or false/);
 });
+
+test('SVC_LOG_LEVEL: debug, info (the default), warn or error, in either case; anything else names the variable', () => {
+  expect(loadConfig({}).logLevel).toBe('info');
+  for (const l of ['debug', 'info', 'warn', 'error']) expect(loadConfig({ SVC_LOG_LEVEL: l }).logLevel).toBe(l);
+  expect(loadConfig({ SVC_LOG_LEVEL: 'WARN' }).logLevel).toBe('warn');
+  expect(loadConfig({ SVC_CONFIG: fileConfig('logLevel: error\n') }).logLevel).toBe('error');
+  expect(() => loadConfig({ SVC_LOG_LEVEL: 'verbose' })).toThrow(/SVC_LOG_LEVEL: "verbose" must be one of debug, info, warn, error/);
+  expect(() => loadConfig({ SVC_LOG_LEVEL: 'trace' })).toThrow(ConfigError);
+});

@@ -10,6 +10,10 @@ import { parseDurationMs } from '../core/spec/blocks.js';
 import { loadAuditEnabled, loadAuthConfig, type AuthConfig } from './auth-config.js';
 import { bool, ConfigError, text } from './values.js';
 
+/** SVC_LOG_LEVEL's values, least severe first. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
 export interface QueueConfig { name: string; maxActiveRuns: number }
 export interface RemoteNodeConfig { name: string; apiBaseURL: string; authToken?: string }
 
@@ -20,8 +24,8 @@ export interface Config {
   dagsDir: string;
   /** SVC_DEFAULT_SHELL, else $SHELL, else /bin/sh. */
   defaultShell: string[];
-  /** SVC_LOG_LEVEL: info by default. */
-  logLevel: string;
+  /** SVC_LOG_LEVEL: debug, info (default), warn or error. */
+  logLevel: LogLevel;
   /** SVC_HOST (127.0.0.1) and SVC_PORT (8080): where `svc server` listens. */
   host: string;
   port: number;
@@ -85,6 +89,13 @@ function duration(name: string, v: string | undefined, fallback: number): number
   return ms;
 }
 
+function logLevel(v: string | undefined): LogLevel {
+  if (v === undefined) return 'info';
+  const level = LOG_LEVELS.find((l) => l === v.toLowerCase());
+  if (!level) throw new ConfigError(`SVC_LOG_LEVEL: "${v}" must be one of ${LOG_LEVELS.join(', ')}`);
+  return level;
+}
+
 function port(v: string | undefined): number {
   if (v === undefined) return 8080;
   const n = Number(v);
@@ -127,7 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   const auth = staticAuth(env, file);
   const fail = (m: string) => new ConfigError(m);
   return Object.freeze({
-    dataDir, dagsDir, defaultShell: shell, logLevel: pick('SVC_LOG_LEVEL', 'logLevel') ?? 'info',
+    dataDir, dagsDir, defaultShell: shell, logLevel: logLevel(pick('SVC_LOG_LEVEL', 'logLevel')),
     host: pick('SVC_HOST', 'host') ?? '127.0.0.1', port: port(pick('SVC_PORT', 'port')), metrics,
     monitoringIntervalMs: duration('SVC_MONITORING_INTERVAL', pick('SVC_MONITORING_INTERVAL', 'monitoringInterval'), 5000),
     monitoringRetentionMs: duration('SVC_MONITORING_RETENTION', pick('SVC_MONITORING_RETENTION', 'monitoringRetention'), 24 * 3600_000),

@@ -1,8 +1,9 @@
 /**
  * @kubernetes/client-node's Log and Exec against the agents' kubelet endpoints (the operator's client).
- * client-node 2.0.1 depends on undici 8, which needs Node >= 22.19: on Node 20 the package cannot even be
- * imported until undici is pinned to 7.x (package.json "overrides"; see docs/testbed.md). This suite says so
- * loudly instead of passing silently: it fails under CI=true, and is skipped with the reason elsewhere.
+ * client-node 2.0.1 depends on undici 8, which needs Node >= 22.19: on an older Node (the system's Node 20,
+ * when the tests are not run through npm, which uses the pinned Node 24: ADR 0009) the package cannot even be
+ * imported. This suite says so loudly instead of passing silently: it fails under CI=true, and is skipped with
+ * the reason elsewhere.
  */
 import { PassThrough, Writable } from 'node:stream';
 import { createNamespace, createPod, deleteNamespace, describeCluster, sh, waitPhase } from './helpers.js';
@@ -13,7 +14,7 @@ let importError = '';
 try {
   k8s = await import('@kubernetes/client-node');
 } catch (e) {
-  importError = `@kubernetes/client-node cannot be loaded on Node ${process.version}: ${(e as Error).message}. client-node 2.0.1 pulls undici 8 (needs Node >= 22.19); pin undici 7 with package.json "overrides": {"undici": "7.30.2"} (docs/testbed.md)`;
+  importError = `@kubernetes/client-node cannot be loaded on Node ${process.version}: ${(e as Error).message}. client-node 2.0.1 pulls undici 8 (needs Node >= 22.19); run the tests through npm (npm test, npx jest), on the Node 24 the project pins (ADR 0009)`;
 }
 
 function sink(): Writable & { text: string } {

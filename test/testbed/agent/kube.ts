@@ -1,8 +1,9 @@
 /**
  * A small raw-JSON Kubernetes REST client. The agent works with plain JSON objects (timestamps stay
  * strings), so it does its own requests instead of @kubernetes/client-node's generated API classes, whose
- * serializer turns times into Dates. It reads the kubeconfig itself too: client-node 2.0.1 cannot be
- * loaded on Node 20 (its undici 8 needs Node >= 22.19; see docs/testbed.md), and the agent must run here.
+ * serializer turns times into Dates. It reads the kubeconfig itself too, so it does not depend on
+ * client-node loading: client-node 2.0.1's undici 8 needs Node >= 22.19, and `hack/testbed` run by hand
+ * starts the agents on the system's node (Node 20 on some machines; through npm it is the pinned Node 24).
  */
 import fs from 'node:fs';
 import https from 'node:https';
