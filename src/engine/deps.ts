@@ -4,6 +4,7 @@ import type { Clock, IdGen } from '../core/ports/clock.js';
 import type { StepExecutor } from '../core/ports/executor.js';
 import type { RunStore } from '../core/ports/run-store.js';
 import type { RunControls } from '../core/ports/run-controls.js';
+import type { RunEvents } from '../core/ports/run-events.js';
 import type { DagRunResource } from '../core/resources.js';
 
 /** Everything the engine needs, as ports; main/ wires the adapters of one backend. */
@@ -29,8 +30,10 @@ export interface EngineDeps {
   controls?: RunControls;
   /** Minimum spacing of a driver's status writes (ms, default 50; StatusWriter). */
   statusIntervalMs?: number;
-  /** How often a driver checks for a stop request made by another process (ms). */
-  stopPollMs?: number;
+  /** Wakes a run's driver when a stop or approval request is recorded (by any process). */
+  events: RunEvents;
+  /** How often a driver reads its requests even without a notification (ms, default 10 s): lost notifications. */
+  resyncMs?: number;
   /** This process, and how to tell whether another driver process still lives (crash takeover). */
   self: { pid: number; host: string; instance: string; isAlive(pid: number): boolean };
   /** Called after every saved change of a run (API caches, watchers, metrics). */

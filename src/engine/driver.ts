@@ -1,7 +1,8 @@
 /**
  * The run driver: the one writer of a run's status. It feeds observations to decide(), saves the new
- * state with compare-and-swap, then applies the effects. Event-driven: a finished execution wakes
- * the loop at once; timers only for retry/repeat intervals, timeouts and the stop-request poll.
+ * state with compare-and-swap, then applies the effects. Event-driven: a finished execution, a stop
+ * request and an approval wake the loop at once; timers only for retry/repeat intervals and timeouts
+ * (and a slow resync of the requests, in case a notification was lost).
  * After a crash, driving the same run again adopts executions still running (or reports them
  * interrupted) and finishes the rest: a run is never left running forever.
  */
@@ -24,7 +25,7 @@ export class RunDriver {
 
   /** Drives the run to a terminal status and returns the final resource. */
   async drive(key: RunKey): Promise<DagRunResource> {
-    let run = await this.deps.store.get(key);
+    const run = await this.deps.store.get(key);
     if (!run) throw new NotFoundError(`dag-run ${key.dagRunId} of ${key.dagName} not found`);
     if (isRunTerminal(run.status.run.status)) return run;
     const writer = new StatusWriter(this.deps, run);
@@ -40,37 +41,47 @@ export class RunDriver {
     const resumed = run.status.run.status !== RunStatus.NotStarted && run.status.run.status !== RunStatus.Queued;
     const applier = new EffectApplier(this.deps, run, ctx, (o) => loop.push(o), (k) => this.drive(k), resumed);
     if (resumed) await this.resume(run, applier);
-    const poll = new Poll(this.deps, key, loop);
-    let claimed = false;
-    const attemptId = run.status.attemptId;
-    const log = runLog(key, attemptId);
+    const requests = new Requests(this.deps, key, loop);
+    const unwatch = this.deps.events.watch(key, () => requests.wake());
+    const log = runLog(key, run.status.attemptId);
     const runLogWriter = new RunLogWriter((text) => this.deps.logs.append(log, text), this.deps.clock);
+    try {
+      await this.advance(run, { key, loop, requests, writer, applier, driver, runLog: runLogWriter });
+    } finally {
+      unwatch();
+    }
+    await runLogWriter.flush();
+    return writer.flush();
+  }
+
+  /** Turns until the run is terminal and nothing of it runs any more. */
+  private async advance(first: DagRunResource, t: Turning): Promise<void> {
+    let run = first;
+    let claimed = false;
     for (;;) {
-      const controls = await poll.due();
-      const observed = loop.take();
+      const controls = await t.requests.read();
+      const observed = t.loop.take();
       const d = decide(run.spec.definition, run.status.run, observed, this.deps.clock.now());
       // Observations or effects always change the state; only a timer wake-up needs the comparison.
       const changed = observed.length > 0 || d.effects.length > 0 || JSON.stringify(d.state) !== JSON.stringify(run.status.run);
       if (changed) {
         const lines = runLogLines(run.status.run, d.state);
-        run = { ...run, status: { ...run.status, run: d.state, driver } };
-        writer.put(run.status);
+        run = { ...run, status: { ...run.status, run: d.state, driver: t.driver } };
+        t.writer.put(run.status);
         this.deps.onState?.(run);
-        runLogWriter.add(lines);
+        t.runLog.add(lines);
       }
       // Durable first: the driver claim, an acknowledged approval, effects whose start is not recorded on its own.
-      if (!claimed || controls.length > 0 || applier.needsDurableState(d.effects)) {
-        await writer.flush();
+      if (!claimed || controls.length > 0 || t.applier.needsDurableState(d.effects)) {
+        await t.writer.flush();
         claimed = true;
       }
-      if (controls.length > 0) await this.deps.controls?.ack(key, controls);
-      applier.setRun(run);
-      await applier.applyAll(d.effects);
-      if (isRunTerminal(run.status.run.status) && applier.liveCount() === 0) break;
-      await loop.wait(d.wakeAt ? Date.parse(d.wakeAt) - this.deps.clock.now() : Infinity, poll.waitMs());
+      if (controls.length > 0) await this.deps.controls?.ack(t.key, controls);
+      t.applier.setRun(run);
+      await t.applier.applyAll(d.effects);
+      if (isRunTerminal(run.status.run.status) && t.applier.liveCount() === 0) return;
+      await t.loop.wait(d.wakeAt ? Date.parse(d.wakeAt) - this.deps.clock.now() : Infinity, t.requests.resyncInMs());
     }
-    await runLogWriter.flush();
-    return writer.flush();
   }
 
   /** A run that cannot even start (a secret that cannot be read, ...) fails with the reason. */
@@ -97,28 +108,45 @@ export class RunDriver {
 
 type Driver = NonNullable<DagRunResource['status']['driver']>;
 
+interface Turning {
+  key: RunKey;
+  loop: Loop;
+  requests: Requests;
+  writer: StatusWriter;
+  applier: EffectApplier;
+  driver: Driver;
+  runLog: RunLogWriter;
+}
+
+/** However quiet the notifications, the requests are read again this often (a lost notification). */
+const RESYNC_MS = 10_000;
+
 /**
- * Stop requests and approval decisions, written by other processes, are polled: on a timer wake-up,
- * and at most once per poll interval while executions keep the loop busy.
+ * Stop requests and approval decisions, recorded by any process: read on the first turn, whenever
+ * RunEvents wakes the run, and on the slow resync. Level-triggered: what is read is what is pending.
  */
-class Poll {
-  private readonly everyMs: number;
-  private at = -Infinity;
+class Requests {
+  private woken = true;
+  private readAt = -Infinity;
   private stopSeen = false;
 
-  constructor(private readonly deps: EngineDeps, private readonly key: RunKey, private readonly loop: Loop) {
-    this.everyMs = deps.stopPollMs ?? 250;
+  constructor(private readonly deps: EngineDeps, private readonly key: RunKey, private readonly loop: Loop) {}
+
+  wake(): void {
+    this.woken = true;
+    this.loop.poke();
   }
 
-  /** How long the loop may sleep before the next poll. */
-  waitMs(): number {
-    return this.stopSeen ? Infinity : this.everyMs;
+  /** How long the loop may sleep before the requests are read again regardless. */
+  resyncInMs(): number {
+    return Math.max(0, this.readAt + (this.deps.resyncMs ?? RESYNC_MS) - this.deps.clock.now());
   }
 
-  /** Polls if due: a stop becomes an observation; approvals are fed too, and their ids returned (acknowledged once saved). */
-  async due(): Promise<string[]> {
-    if (this.loop.busy() && this.deps.clock.now() - this.at < this.everyMs) return [];
-    this.at = this.deps.clock.now();
+  /** When due: a stop becomes an observation; approvals are fed too, and their ids returned (acknowledged once saved). */
+  async read(): Promise<string[]> {
+    if (!this.woken && this.resyncInMs() > 0) return [];
+    this.woken = false;
+    this.readAt = this.deps.clock.now();
     if (!this.stopSeen && await this.deps.store.isStopRequested(this.key)) {
       this.stopSeen = true;
       this.loop.push({ type: 'stop' });
@@ -129,9 +157,10 @@ class Poll {
   }
 }
 
-/** An inbox of observations with a wake-up that fires on the first push or a timeout. */
+/** An inbox of observations with a wake-up that fires on the first push, a poke, or a timeout. */
 class Loop {
   private inbox: Observation[] = [];
+  private poked = false;
   private wakeUp: (() => void) | undefined;
 
   push(o: Observation): void {
@@ -139,23 +168,28 @@ class Loop {
     this.wakeUp?.();
   }
 
-  /** Woken by an observation (rather than a timer or the first turn). */
-  busy(): boolean {
-    return this.inbox.length > 0;
+  /** Wakes the loop without an observation (something is to be read). */
+  poke(): void {
+    this.poked = true;
+    this.wakeUp?.();
   }
 
   take(): Observation[] {
     return this.inbox.splice(0);
   }
 
-  wait(timerMs: number, pollMs: number): Promise<void> {
-    if (this.inbox.length > 0) return Promise.resolve();
-    const ms = Math.max(0, Math.min(timerMs, pollMs));
+  wait(timerMs: number, resyncMs: number): Promise<void> {
+    if (this.inbox.length > 0 || this.poked) {
+      this.poked = false;
+      return Promise.resolve();
+    }
+    const ms = Math.max(0, Math.min(timerMs, resyncMs));
     return new Promise((resolve) => {
       let t: NodeJS.Timeout | undefined;
       const done = (): void => {
         if (t) clearTimeout(t);
         this.wakeUp = undefined;
+        this.poked = false;
         resolve();
       };
       if (Number.isFinite(ms)) t = setTimeout(done, ms);
@@ -163,4 +197,3 @@ class Loop {
     });
   }
 }
-

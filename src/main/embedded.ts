@@ -15,6 +15,7 @@ import { ForkServer } from '../runtime/shell/fork-server.js';
 import { nativeForkServer } from '../runtime/shell/native.js';
 import { hitlExecutor } from '../runtime/hitl.js';
 import { LocalRunControls } from '../adapters/store/local/controls.js';
+import { LocalRunEvents } from '../adapters/store/local/events.js';
 import { ShellCommandRunner } from '../runtime/commands/shell-runner.js';
 import { BuiltinSecretProvider } from '../runtime/secrets/providers.js';
 
@@ -33,7 +34,7 @@ export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<Engi
   const clock = { now: () => Date.now() };
   return {
     store, logs, files: { read: readUserFile }, executors: { shell, hitl: hitlExecutor, container: undefined },
-    controls: new LocalRunControls({ dataDir: config.dataDir }),
+    controls: new LocalRunControls({ dataDir: config.dataDir }), events: new LocalRunEvents({ dataDir: config.dataDir }),
     commands: new ShellCommandRunner(), secrets: new BuiltinSecretProvider(), dags: new FsDagSource(config.dagsDir),
     clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, cwd: process.cwd(), defaultShell: config.defaultShell,
     self: { pid: process.pid, host: hostname(), instance: randomUUID(), isAlive: isProcessAlive },

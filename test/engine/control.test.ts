@@ -52,7 +52,7 @@ handlerOn:
     expect(again.stderr).toMatch(/not_running/);
   });
 
-  test('a stop request reaches a driver that never idles (a stream of short steps) within the poll interval', async () => {
+  test('a stop request reaches a driver that never idles (a stream of short steps) at once', async () => {
     const steps = Array.from({ length: 3000 }, (_, i) => `  - name: s${i}\n    command: "true"\n    depends: []\n`).join('');
     const f = sb.dag('busy', `type: graph\nmaxActiveSteps: 4\nsteps:\n${steps}`);
     const running = collect(sb.spawn(['start', f]));

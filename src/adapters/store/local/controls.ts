@@ -14,7 +14,7 @@ import type { RunKey } from '../../../core/ports/run-store.js';
 import { isNotFound, readJson, writeFileAtomic } from '../../fs/atomic.js';
 import { Layout } from './paths.js';
 
-const CONTROLS_DIR = 'controls';
+export const CONTROLS_DIR = 'controls';
 const ID = /^[0-9a-z]{1,40}-[0-9a-z]{1,12}-[0-9a-f]{8}$/;
 let counter = 0;
 
