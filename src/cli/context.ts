@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { loadConfig, type Config } from '../config/config.js';
 import type { EngineDeps } from '../engine/deps.js';
-import { RunService } from '../engine/run-service.js';
+import { RunService } from '../engine/services/run-service.js';
 import { embeddedDeps, loadDagFile } from '../main/embedded.js';
 import { consoleLogger } from '../observability/console-logger.js';
 import type { DagRunResource } from '../core/resources.js';

@@ -1,7 +1,7 @@
 /** `svc status` and `svc outputs`: what a run did. */
 import { runStatusLabel, nodeStatusLabel } from '../core/run/status.js';
-import { runDetail } from '../engine/presenter.js';
-import type { outputsBody } from '../engine/finish.js';
+import { runDetail } from '../engine/services/presenter.js';
+import type { outputsBody } from '../engine/run/finish.js';
 import { flag, type Args } from './args.js';
 import { dagNameOf, type CliContext } from './context.js';
 import { runKeyOf } from '../core/ports/run-store.js';

@@ -9,7 +9,7 @@ import type { Express } from 'express';
 import { createApp } from '../api/app.js';
 import type { Config } from '../config/config.js';
 import type { EngineLogger } from '../core/ports/engine-ports.js';
-import { RunService } from '../engine/run-service.js';
+import { RunService } from '../engine/services/run-service.js';
 import { embeddedDeps } from './embedded.js';
 import { wireAuth } from './server/auth.js';
 import { RunEvents, type AreaParts, type ServerBase } from './server/base.js';

@@ -11,7 +11,7 @@ import { LocalRunEvents } from '../../src/adapters/store/local/events.js';
 import { LocalRunStore } from '../../src/adapters/store/local/run-store.js';
 import { loadConfig } from '../../src/config/config.js';
 import { NodeStatus, RunStatus } from '../../src/core/run/status.js';
-import { RunService } from '../../src/engine/run-service.js';
+import { RunService } from '../../src/engine/services/run-service.js';
 import { embeddedDeps, loadDagFile } from '../../src/main/embedded.js';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };

@@ -2,8 +2,8 @@
 import { Router, type Request } from 'express';
 import { BadRequestError } from '../../core/errors.js';
 import { matchesTagFilter, parseTagFilter, type TagFilter } from '../../core/spec/tags.js';
-import type { DagEntry } from '../../engine/dag-catalog.js';
-import { MAX_QUERY_LENGTH } from '../../engine/dag-service.js';
+import type { DagEntry } from '../../engine/services/api.js';
+import { MAX_QUERY_LENGTH } from '../../engine/services/dag-service.js';
 import type { DagsRouterDeps } from './deps.js';
 import { body, queryInt, queryList, queryString } from '../input.js';
 import { dagDetailView, dagListItem, dagListView } from './views.js';

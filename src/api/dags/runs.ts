@@ -1,7 +1,7 @@
 /** Runs of one DAG (SPEC 4.3): history with gridData, one run's detail, stop-all. */
 import { Router } from 'express';
-import { DEFAULT_HISTORY_LIMIT, gridData } from '../../engine/dag-history.js';
-import { runDetail, runSummary } from '../../engine/presenter.js';
+import { DEFAULT_HISTORY_LIMIT, gridData } from '../../engine/services/dag-history.js';
+import { runDetail, runSummary } from '../../engine/services/presenter.js';
 import type { DagsRouterDeps } from './deps.js';
 import { dagRunIdParam, fileNameParam } from './input.js';
 import { queryInt } from '../input.js';

@@ -2,8 +2,8 @@
 import type { DagDefinition, ParamDef } from '../../core/spec/types.js';
 import { formatTag } from '../../core/spec/tags.js';
 import type { DagRunResource } from '../../core/resources.js';
-import type { DagEntry } from '../../engine/dag-catalog.js';
-import { runSummary, type LogLocator, type RunSummary } from '../../engine/presenter.js';
+import type { DagEntry } from '../../engine/services/api.js';
+import { runSummary, type LogLocator, type RunSummary } from '../../engine/services/presenter.js';
 
 /** Keys whose values never leave the server in a DAG view (the spec text endpoint is the way to see them). */
 const SECRET_KEYS = /^(password|secretAccessKey|apiKey|authToken|token)$/i;

@@ -2,7 +2,7 @@
 import { BadRequestError } from '../../core/errors.js';
 import type { LoadedDag } from '../../core/ports/engine-ports.js';
 import { parseDagText } from '../../core/spec/load.js';
-import type { AdmitOptions } from '../../engine/launch-service.js';
+import type { AdmitOptions } from '../../engine/services/api.js';
 import { checkDagName, MAX_PARAMS_LENGTH, MAX_SPEC_LENGTH, optBool, optRunId, optString } from './input.js';
 
 const QUEUE_NAME = /^[a-zA-Z0-9_.-]{1,64}$/;

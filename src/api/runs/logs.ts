@@ -4,7 +4,7 @@ import { BadRequestError, NotFoundError } from '../../core/errors.js';
 import { MAX_LOG_LINES, runLog, type LogQuery } from '../../core/ports/log-store.js';
 import { runKeyOf } from '../../core/ports/run-store.js';
 import { stepOf } from '../../core/run/state.js';
-import { nodeLog } from '../../engine/presenter.js';
+import { nodeLog } from '../../engine/services/presenter.js';
 import { queryInt, queryString } from '../input.js';
 import type { RunsRouterDeps } from './deps.js';
 import { runKeyParams, stepNameParam } from './input.js';

@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import type { RunKey } from '../../core/ports/run-store.js';
 import { RunStatus, isRunTerminal } from '../../core/run/status.js';
-import { runDetail } from '../../engine/presenter.js';
+import { runDetail } from '../../engine/services/presenter.js';
 import { fileNameParam } from '../dags/input.js';
 import { body } from '../input.js';
 import type { RunsRouterDeps } from './deps.js';

@@ -7,8 +7,7 @@ import { BadRequestError, DomainError } from '../../core/errors.js';
 import { isValidRunId } from '../../core/resources.js';
 import type { WebhookService } from '../../auth/webhook-service.js';
 import { bearerToken } from '../../auth/webhook-tokens.js';
-import type { DagCatalog } from '../../engine/catalog.js';
-import type { RunLauncher } from '../../engine/launcher.js';
+import type { DagCatalog, RunLauncher } from '../../engine/services/api.js';
 import { fileNameParam } from '../dags/input.js';
 import { body as jsonBody } from '../input.js';
 

@@ -3,7 +3,7 @@ import type { Config } from '../../config/config.js';
 import type { EngineLogger } from '../../core/ports/engine-ports.js';
 import type { DagRunResource } from '../../core/resources.js';
 import type { EngineDeps } from '../../engine/deps.js';
-import type { RunService } from '../../engine/run-service.js';
+import type { RunService } from '../../engine/services/run-service.js';
 import type { Router, RequestHandler } from 'express';
 
 /** Fan-out of run changes (every saved status): metrics, caches, waiters of start-sync. */

@@ -2,10 +2,10 @@
 import { FsDagStore } from '../../adapters/dagstore/fs-dag-store.js';
 import { dagsRouters } from '../../api/dags/index.js';
 import type { DagStore } from '../../core/ports/dag-store.js';
-import type { DagCatalog } from '../../engine/catalog.js';
-import { StoreDagCatalog } from '../../engine/dag-catalog.js';
-import { DagHistory } from '../../engine/dag-history.js';
-import { DagService } from '../../engine/dag-service.js';
+import type { DagCatalog } from '../../engine/services/catalog.js';
+import { StoreDagCatalog } from '../../engine/services/dag-catalog.js';
+import { DagHistory } from '../../engine/services/dag-history.js';
+import { DagService } from '../../engine/services/dag-service.js';
 import type { AreaParts, ServerBase } from './base.js';
 
 export interface DagsArea extends AreaParts {

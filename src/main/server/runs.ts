@@ -2,13 +2,13 @@
 import { join } from 'node:path';
 import { JsonStateFile } from '../../adapters/fs/json-state.js';
 import { runsRouters } from '../../api/runs/index.js';
-import { LaunchService } from '../../engine/launch-service.js';
-import type { RunLauncher } from '../../engine/launcher.js';
-import { QueueProcessor } from '../../engine/queue-processor.js';
-import { RunControl } from '../../engine/run-control.js';
-import { RunQueries } from '../../engine/run-queries.js';
-import { RunWatcher } from '../../engine/run-watcher.js';
-import { Scheduler, type SchedulerState } from '../../engine/scheduler.js';
+import { LaunchService } from '../../engine/services/launch-service.js';
+import type { RunLauncher } from '../../engine/services/launcher.js';
+import { QueueProcessor } from '../../engine/services/queue-processor.js';
+import { RunControl } from '../../engine/services/run-control.js';
+import { RunQueries } from '../../engine/services/run-queries.js';
+import { RunWatcher } from '../../engine/services/run-watcher.js';
+import { Scheduler, type SchedulerState } from '../../engine/services/scheduler.js';
 import type { AreaParts, ServerBase } from './base.js';
 import type { DagsArea } from './dags.js';
 

@@ -1,6 +1,6 @@
-import type { DagRunResource, DagRunStatus } from '../core/resources.js';
-import { ConflictError } from '../core/errors.js';
-import type { EngineDeps } from './deps.js';
+import type { DagRunResource, DagRunStatus } from '../../core/resources.js';
+import { ConflictError } from '../../core/errors.js';
+import type { EngineDeps } from '../deps.js';
 import { StatusWriter, statusSpacingMs } from './status-writer.js';
 
 /** A store of one run: compare-and-swap on its version, each write released by the test. */

@@ -1,29 +1,18 @@
 /** Read side of run management (SPEC 4.5): filtered listing, outputs, sub-DAG runs and their definitions. */
 import { stringify } from 'yaml';
-import { NotFoundError } from '../core/errors.js';
-import type { RunKey } from '../core/ports/run-store.js';
-import type { DagRunResource } from '../core/resources.js';
-import type { RunStatus } from '../core/run/status.js';
-import { isRunTerminal } from '../core/run/status.js';
-import type { TagFilter } from '../core/spec/tags.js';
-import { matchesTagFilter } from '../core/spec/tags.js';
-import type { DagDefinition } from '../core/spec/types.js';
-import type { EngineDeps } from './deps.js';
-import type { OutputsBody } from './finish.js';
+import { NotFoundError } from '../../core/errors.js';
+import type { RunKey } from '../../core/ports/run-store.js';
+import type { DagRunResource } from '../../core/resources.js';
+import { isRunTerminal } from '../../core/run/status.js';
+import { matchesTagFilter } from '../../core/spec/tags.js';
+import type { DagDefinition } from '../../core/spec/types.js';
+import type { EngineDeps } from '../deps.js';
+import type { OutputsBody } from '../run/finish.js';
 import { runSummary, type RunSummary } from './presenter.js';
 import type { RunService } from './run-service.js';
-import { runKeyOf } from '../core/ports/run-store.js';
+import type { RunFilter, RunQueriesApi, SubRunSummary } from './api.js';
+import { runKeyOf } from '../../core/ports/run-store.js';
 
-export interface RunFilter {
-  name?: string;
-  status?: RunStatus;
-  /** Unix milliseconds, inclusive bounds on the run's start (its queue or creation time before it starts). */
-  fromMs?: number;
-  toMs?: number;
-  /** Substring of the run id. */
-  dagRunId?: string;
-  tags?: TagFilter;
-}
 
 /** SPEC 2.7: what the outputs endpoint returns for a run without outputs. */
 export const EMPTY_OUTPUTS: OutputsBody = {
@@ -31,14 +20,10 @@ export const EMPTY_OUTPUTS: OutputsBody = {
   outputs: {},
 };
 
-export interface SubRunSummary extends RunSummary {
-  /** The step of the parent run that started it. */
-  stepName: string;
-}
 
 const when = (r: DagRunResource): number => Date.parse(r.status.run.startedAt || r.status.queuedAt || r.metadata.creationTimestamp);
 
-export class RunQueries {
+export class RunQueries implements RunQueriesApi {
   constructor(private readonly deps: Pick<EngineDeps, 'store' | 'logs'>, private readonly runs: RunService) {}
 
   /** Root runs, newest first. */

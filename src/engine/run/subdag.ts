@@ -4,14 +4,14 @@
  * step and attempt, so a repeated effect (after a crash) adopts the child instead of starting twice.
  */
 import { createHash } from 'node:crypto';
-import type { RunningExec } from '../core/ports/executor.js';
-import type { DagRunResource } from '../core/resources.js';
-import type { ExecRef, ExecResult, NodeState, Observation } from '../core/run/state.js';
-import { RunStatus, isRunSuccess, isRunTerminal } from '../core/run/status.js';
-import type { StepDefinition } from '../core/spec/types.js';
-import { expandVars } from '../core/vars/expand.js';
-import { AlreadyExistsError } from '../core/errors.js';
-import type { EngineDeps } from './deps.js';
+import type { RunningExec } from '../../core/ports/executor.js';
+import type { DagRunResource } from '../../core/resources.js';
+import type { ExecRef, ExecResult, NodeState, Observation } from '../../core/run/state.js';
+import { RunStatus, isRunSuccess, isRunTerminal } from '../../core/run/status.js';
+import type { StepDefinition } from '../../core/spec/types.js';
+import { expandVars } from '../../core/vars/expand.js';
+import { AlreadyExistsError } from '../../core/errors.js';
+import type { EngineDeps } from '../deps.js';
 import type { BuiltRequest } from './exec-request.js';
 import type { RunContext } from './run-context.js';
 import { newRunResource } from './run-factory.js';

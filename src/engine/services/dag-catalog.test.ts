@@ -1,5 +1,5 @@
-import { NotFoundError } from '../core/errors.js';
-import type { DagFileInfo, DagFileText, DagStore } from '../core/ports/dag-store.js';
+import { NotFoundError } from '../../core/errors.js';
+import type { DagFileInfo, DagFileText, DagStore } from '../../core/ports/dag-store.js';
 import { StoreDagCatalog } from './dag-catalog.js';
 
 /** An in-memory DagStore counting reads; stamps change on every write. */

@@ -1,7 +1,7 @@
 /** The run log (the "scheduler log" of a run, SPEC 2.8 `log`): one line per status change. */
-import type { NodeState, RunState } from '../core/run/state.js';
-import { nodeStatusLabel, runStatusLabel } from '../core/run/status.js';
-import type { Clock } from '../core/ports/clock.js';
+import type { NodeState, RunState } from '../../core/run/state.js';
+import { nodeStatusLabel, runStatusLabel } from '../../core/run/status.js';
+import type { Clock } from '../../core/ports/clock.js';
 
 function nodeLine(prev: NodeState | undefined, n: NodeState): string | undefined {
   const changed = !prev || prev.status !== n.status || prev.attempt !== n.attempt || prev.retryCount !== n.retryCount;

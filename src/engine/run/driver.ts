@@ -6,19 +6,19 @@
  * After a crash, driving the same run again adopts executions still running (or reports them
  * interrupted) and finishes the rest: a run is never left running forever.
  */
-import { decide } from '../core/run/decide.js';
-import type { Observation, RunState } from '../core/run/state.js';
-import { liveExecs, isResolving } from '../core/run/context.js';
-import { RunStatus, isRunTerminal } from '../core/run/status.js';
-import type { RunKey } from '../core/ports/run-store.js';
-import type { DagRunResource } from '../core/resources.js';
-import { NotFoundError } from '../core/errors.js';
-import { driverRecord, type EngineDeps } from './deps.js';
+import { decide } from '../../core/run/decide.js';
+import type { Observation, RunState } from '../../core/run/state.js';
+import { liveExecs, isResolving } from '../../core/run/context.js';
+import { RunStatus, isRunTerminal } from '../../core/run/status.js';
+import type { RunKey } from '../../core/ports/run-store.js';
+import type { DagRunResource } from '../../core/resources.js';
+import { NotFoundError } from '../../core/errors.js';
+import { driverRecord, type EngineDeps } from '../deps.js';
 import { EffectApplier } from './effects.js';
 import { prepareRunContext } from './run-context.js';
 import { RunLogWriter, runLogLines } from './run-log.js';
 import { StatusWriter } from './status-writer.js';
-import { runLog } from '../core/ports/log-store.js';
+import { runLog } from '../../core/ports/log-store.js';
 
 export class RunDriver {
   constructor(private readonly deps: EngineDeps) {}

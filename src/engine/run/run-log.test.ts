@@ -1,5 +1,5 @@
-import { mkDag, mkStep, simulate, byNode } from '../core/run/testkit.js';
-import { newRunState } from '../core/run/state.js';
+import { mkDag, mkStep, simulate, byNode } from '../../core/run/testkit.js';
+import { newRunState } from '../../core/run/state.js';
 import { runLogLines } from './run-log.js';
 
 describe('run log lines', () => {

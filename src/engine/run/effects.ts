@@ -1,21 +1,21 @@
 /** Applies decide()'s effects: executions, signals, precondition checks, item resolution, the finish. */
-import type { Effect, ExecRef, ExecResult, Observation } from '../core/run/state.js';
-import { execKey, findNode, stepOf } from '../core/run/state.js';
-import { runStatusLabel } from '../core/run/status.js';
-import { outputMatches } from '../core/run/policy.js';
-import { INTERRUPTED, type RunningExec, type StepExecutor } from '../core/ports/executor.js';
-import type { DagRunResource } from '../core/resources.js';
-import type { NodeState } from '../core/run/state.js';
-import type { StepDefinition } from '../core/spec/types.js';
-import { parseParallelItems, itemToString } from '../core/vars/items.js';
-import { expandVars } from '../core/vars/expand.js';
+import type { Effect, ExecRef, ExecResult, Observation } from '../../core/run/state.js';
+import { execKey, findNode, stepOf } from '../../core/run/state.js';
+import { runStatusLabel } from '../../core/run/status.js';
+import { outputMatches } from '../../core/run/policy.js';
+import { INTERRUPTED, type RunningExec, type StepExecutor } from '../../core/ports/executor.js';
+import type { DagRunResource } from '../../core/resources.js';
+import type { NodeState } from '../../core/run/state.js';
+import type { StepDefinition } from '../../core/spec/types.js';
+import { parseParallelItems, itemToString } from '../../core/vars/items.js';
+import { expandVars } from '../../core/vars/expand.js';
 import { checkPreconditions, conditionHolds, type ConditionEnv } from './conditions.js';
-import type { EngineDeps } from './deps.js';
+import type { EngineDeps } from '../deps.js';
 import { buildRequest, type BuiltRequest } from './exec-request.js';
 import { finishRun, waitingStepsEnv } from './finish.js';
 import type { RunContext } from './run-context.js';
 import { shellFor } from './shell.js';
-import { execLog } from '../core/ports/log-store.js';
+import { execLog } from '../../core/ports/log-store.js';
 import { runSubDag } from './subdag.js';
 
 export class EffectApplier {

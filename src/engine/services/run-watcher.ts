@@ -2,12 +2,13 @@
  * Waiting for a run to reach a state (start-sync, approvals): subscribes to saved run changes first,
  * then reads the current state, so no change between the two is missed. Bounded by a timeout.
  */
-import type { RunKey, RunStore } from '../core/ports/run-store.js';
-import type { DagRunResource } from '../core/resources.js';
+import type { RunKey, RunStore } from '../../core/ports/run-store.js';
+import type { DagRunResource } from '../../core/resources.js';
+import type { RunWaitApi } from './api.js';
 
 export type RunChanges = (fn: (run: DagRunResource) => void) => () => void;
 
-export class RunWatcher {
+export class RunWatcher implements RunWaitApi {
   constructor(private readonly store: Pick<RunStore, 'get'>, private readonly changes: RunChanges) {}
 
   /** The run once pred holds, or undefined when timeoutMs elapsed first (or the run vanished). */

@@ -7,12 +7,13 @@
  * every saved change of a run of that DAG (`invalidate`, fed by the run events of this process) and
  * expires after `ttlMs`, which bounds staleness for runs written by other processes (CLI).
  */
-import { NotFoundError } from '../core/errors.js';
-import type { Clock } from '../core/ports/clock.js';
-import type { RunStore } from '../core/ports/run-store.js';
-import type { DagRunResource } from '../core/resources.js';
-import { isSafeDagName } from '../core/resources.js';
-import { isRunActive } from '../core/run/status.js';
+import type { DagRunsApi } from './api.js';
+import { NotFoundError } from '../../core/errors.js';
+import type { Clock } from '../../core/ports/clock.js';
+import type { RunStore } from '../../core/ports/run-store.js';
+import type { DagRunResource } from '../../core/resources.js';
+import { isSafeDagName } from '../../core/resources.js';
+import { isRunActive } from '../../core/run/status.js';
 import type { RunService } from './run-service.js';
 
 export interface GridRow { name: string; history: number[] }
@@ -21,7 +22,7 @@ export const DEFAULT_HISTORY_LIMIT = 30;
 const DEFAULT_TTL_MS = 2000;
 const MAX_CACHED = 10_000;
 
-export class DagHistory {
+export class DagHistory implements DagRunsApi {
   private readonly latestCache = new Map<string, { at: number; run: Promise<DagRunResource | undefined> }>();
 
   constructor(

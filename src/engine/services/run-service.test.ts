@@ -1,5 +1,5 @@
-import type { DagRunResource } from '../core/resources.js';
-import type { EngineDeps } from './deps.js';
+import type { DagRunResource } from '../../core/resources.js';
+import type { EngineDeps } from '../deps.js';
 import { RunService } from './run-service.js';
 
 const self = { pid: 100, host: 'h1', instance: 'me', isAlive: (pid: number) => pid === 100 || pid === 200 };

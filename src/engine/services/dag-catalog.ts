@@ -6,10 +6,10 @@
  * flags; a file is re-read and re-parsed only when its stamp (inode, size, mtime) changed. Entries of
  * files that disappeared are dropped. Concurrent cold loads of one file share a promise.
  */
-import { NotFoundError } from '../core/errors.js';
-import type { DagFileInfo, DagStore } from '../core/ports/dag-store.js';
-import { parseDagText } from '../core/spec/load.js';
-import type { DagDefinition, LoadedDagFile } from '../core/spec/types.js';
+import { NotFoundError } from '../../core/errors.js';
+import type { DagFileInfo, DagStore } from '../../core/ports/dag-store.js';
+import { parseDagText } from '../../core/spec/load.js';
+import type { DagDefinition, LoadedDagFile } from '../../core/spec/types.js';
 import type { CatalogEntry, DagCatalog } from './catalog.js';
 
 /** A catalog entry with the per-document view of local DAGs (their own errors) for the DAG detail. */

@@ -1,8 +1,8 @@
 /** Preconditions and repeat conditions (SPEC 2.3): a command's exit code, or an evaluated value against `expected`. */
-import type { Precondition } from '../core/spec/types.js';
-import { matchesExpected } from '../core/run/policy.js';
-import { expandAll, expandVars, type Lookup, type RunCommand } from '../core/vars/expand.js';
-import type { CommandRunner } from '../core/ports/engine-ports.js';
+import type { Precondition } from '../../core/spec/types.js';
+import { matchesExpected } from '../../core/run/policy.js';
+import { expandAll, expandVars, type Lookup, type RunCommand } from '../../core/vars/expand.js';
+import type { CommandRunner } from '../../core/ports/engine-ports.js';
 
 export interface ConditionEnv {
   lookup: Lookup;

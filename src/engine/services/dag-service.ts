@@ -2,11 +2,12 @@
  * DAG management (SPEC 4.3) over the DagStore and the catalog: create, edit, delete, rename, suspend,
  * validate, search and tags. Input checks live here so every caller (API, CLI later) gets them.
  */
-import { BadRequestError } from '../core/errors.js';
-import type { DagStore } from '../core/ports/dag-store.js';
-import { loadDagText } from '../core/spec/load.js';
-import { MAX_DAG_NAME_LENGTH, isValidFileName } from '../core/spec/names.js';
-import { formatTag } from '../core/spec/tags.js';
+import { BadRequestError } from '../../core/errors.js';
+import type { DagStore } from '../../core/ports/dag-store.js';
+import { loadDagText } from '../../core/spec/load.js';
+import { MAX_DAG_NAME_LENGTH, isValidFileName } from '../../core/spec/names.js';
+import { formatTag } from '../../core/spec/tags.js';
+import type { DagsApi, SearchMatch } from './api.js';
 import type { DagEntry, StoreDagCatalog } from './dag-catalog.js';
 
 /** The DAG POST /dags creates without a spec; its name is the file name. */
@@ -20,7 +21,6 @@ const MAX_MATCHES_PER_DAG = 50;
 /** The DAG name validate uses when neither the spec nor the request names one. */
 export const VALIDATE_DEFAULT_NAME = 'unnamed';
 
-export interface SearchMatch { line: string; lineNumber: number; startLine: number }
 
 /** Path segments of /dags/... that a DAG's fileName would be shadowed by. */
 export const RESERVED_FILE_NAMES: readonly string[] = ['search', 'tags', 'validate'];
@@ -42,7 +42,7 @@ export function checkSpec(spec: unknown, required = true): string | undefined {
   return spec;
 }
 
-export class DagService {
+export class DagService implements DagsApi {
   constructor(private readonly store: DagStore, readonly catalog: StoreDagCatalog) {}
 
   /** POST /dags: validates the spec first; AlreadyExistsError when the fileName is taken. */

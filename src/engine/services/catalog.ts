@@ -1,5 +1,5 @@
 /** The DAG catalog: DAG files by fileName, parsed and cached. Implemented over the DagStore port. */
-import type { LoadedDag } from '../core/ports/engine-ports.js';
+import type { LoadedDag } from '../../core/ports/engine-ports.js';
 
 export interface CatalogEntry {
   /** REST fileName (`[a-zA-Z0-9_-]+`), the stored file's name without extension. */

@@ -1,12 +1,12 @@
 /** Run records of SPEC 2.8 (summary, detail, node record) built from a DagRun resource. */
-import type { DagRunResource } from '../core/resources.js';
-import type { NodeState } from '../core/run/state.js';
-import { stepOf } from '../core/run/state.js';
-import { nodeStatusLabel, runStatusLabel, type NodeStatus } from '../core/run/status.js';
-import { HANDLER_STEP_NAMES } from '../core/spec/types.js';
-import { runLog, type LogStore } from '../core/ports/log-store.js';
-import { runKeyOf } from '../core/ports/run-store.js';
-import { execLogOf } from './exec-request.js';
+import type { DagRunResource } from '../../core/resources.js';
+import type { NodeState } from '../../core/run/state.js';
+import { stepOf } from '../../core/run/state.js';
+import { nodeStatusLabel, runStatusLabel, type NodeStatus } from '../../core/run/status.js';
+import { HANDLER_STEP_NAMES } from '../../core/spec/types.js';
+import { runLog, type LogStore } from '../../core/ports/log-store.js';
+import { runKeyOf } from '../../core/ports/run-store.js';
+import { execLogOf } from '../run/exec-request.js';
 
 /** Where logs are, for the records' `log`, `stdout` and `stderr` (SPEC 2.8). */
 export type LogLocator = Pick<LogStore, 'locate'>;

@@ -15,8 +15,8 @@
  * write's duration when that is longer (a run of thousands of steps), so writing stays near 5 % of the
  * driver's time, up to 500 ms; 0 turns spacing off. flush() never waits for the interval.
  */
-import type { DagRunResource, DagRunStatus } from '../core/resources.js';
-import type { EngineDeps } from './deps.js';
+import type { DagRunResource, DagRunStatus } from '../../core/resources.js';
+import type { EngineDeps } from '../deps.js';
 import { updateStatus } from './status-update.js';
 
 const SPACING_FACTOR = 20;

@@ -2,35 +2,30 @@
  * Run management beyond start and stop (SPEC 4.5, 3.3): dequeue, retry (same id or as a new id),
  * reschedule, manual step status, and the approval decisions of hitl steps.
  */
-import { AlreadyExistsError, BadRequestError, DomainError, NotFoundError } from '../core/errors.js';
-import { updateStatus } from './status-update.js';
-import type { LoadedDag } from '../core/ports/engine-ports.js';
-import type { RunKey } from '../core/ports/run-store.js';
-import type { ControlObservation } from '../core/ports/run-controls.js';
-import type { DagRunResource } from '../core/resources.js';
-import { decide } from '../core/run/decide.js';
-import type { NodeState } from '../core/run/state.js';
-import { stepOf } from '../core/run/state.js';
-import { NodeStatus, RunStatus, isRunTerminal, nodeStatusLabel } from '../core/run/status.js';
-import type { EngineDeps } from './deps.js';
+import { AlreadyExistsError, BadRequestError, DomainError, NotFoundError } from '../../core/errors.js';
+import { updateStatus } from '../run/status-update.js';
+import type { LoadedDag } from '../../core/ports/engine-ports.js';
+import type { RunKey } from '../../core/ports/run-store.js';
+import type { ControlObservation } from '../../core/ports/run-controls.js';
+import type { DagRunResource } from '../../core/resources.js';
+import { decide } from '../../core/run/decide.js';
+import type { NodeState } from '../../core/run/state.js';
+import { stepOf } from '../../core/run/state.js';
+import { NodeStatus, RunStatus, isRunTerminal, nodeStatusLabel } from '../../core/run/status.js';
+import type { EngineDeps } from '../deps.js';
 import type { LaunchService } from './launch-service.js';
-import { prepareRetry } from './retry.js';
-import { newRunResource } from './run-factory.js';
+import { prepareRetry } from '../run/retry.js';
+import { newRunResource } from '../run/run-factory.js';
 import type { RunService } from './run-service.js';
 import type { RunWatcher } from './run-watcher.js';
-import { runKeyOf } from '../core/ports/run-store.js';
+import { runKeyOf } from '../../core/ports/run-store.js';
+import type { ApprovalDecision, RunManagementApi } from './api.js';
 
-export interface Decision {
-  dagRunId: string;
-  stepName: string;
-  status: number;
-  statusLabel: string;
-}
 
 /** How long an approval call waits for the run's driver to apply it before answering. */
 const APPLY_WAIT_MS = 10_000;
 
-export class RunControl {
+export class RunControl implements RunManagementApi {
   constructor(
     private readonly deps: EngineDeps,
     private readonly runs: RunService,
@@ -117,7 +112,7 @@ export class RunControl {
   }
 
   /** SPEC 3.3 approve/reject of a waiting hitl step: recorded for the run's driver, which applies it. */
-  async decideApproval(key: RunKey, stepName: string, obs: ControlObservation): Promise<Decision> {
+  async decideApproval(key: RunKey, stepName: string, obs: ControlObservation): Promise<ApprovalDecision> {
     const controls = this.deps.controls;
     if (!controls) throw new DomainError('service_unavailable', 'approvals are not available on this backend');
     const run = await this.runs.get(key);

@@ -1,11 +1,11 @@
 /** The end of a run: outputs.json (SPEC 2.7) and the run log line. */
-import type { DagRunResource } from '../core/resources.js';
-import type { EnvEntry } from '../core/spec/types.js';
-import { NodeStatus, outputsStatusLabel, runStatusLabel } from '../core/run/status.js';
-import { maskSecrets } from '../core/vars/mask.js';
-import type { EngineDeps } from './deps.js';
+import type { DagRunResource } from '../../core/resources.js';
+import type { EnvEntry } from '../../core/spec/types.js';
+import { NodeStatus, outputsStatusLabel, runStatusLabel } from '../../core/run/status.js';
+import { maskSecrets } from '../../core/vars/mask.js';
+import type { EngineDeps } from '../deps.js';
 import type { RunContext } from './run-context.js';
-import { runKeyOf } from '../core/ports/run-store.js';
+import { runKeyOf } from '../../core/ports/run-store.js';
 
 export interface OutputsBody {
   metadata: { dagName: string; dagRunId: string; attemptId: string; status: string; completedAt: string; params: string };

@@ -6,25 +6,17 @@
  * cannot both pass the check. The check reads the store (not an in-memory index), so runs started by
  * other processes on the same data directory (the CLI) count too.
  */
-import type { ErrorCode } from '../core/errors.js';
-import { DomainError } from '../core/errors.js';
-import type { LoadedDag } from '../core/ports/engine-ports.js';
-import type { RunKey } from '../core/ports/run-store.js';
-import { isSafeDagName, type DagRunResource } from '../core/resources.js';
-import { RunStatus, isRunActive, isRunTerminal } from '../core/run/status.js';
-import { dagNameProblem } from '../core/spec/names.js';
-import type { EngineDeps } from './deps.js';
-import type { Launched, LaunchOptions, RunLauncher } from './launcher.js';
+import { DomainError } from '../../core/errors.js';
+import type { LoadedDag } from '../../core/ports/engine-ports.js';
+import type { RunKey } from '../../core/ports/run-store.js';
+import { isSafeDagName, type DagRunResource } from '../../core/resources.js';
+import { RunStatus, isRunActive, isRunTerminal } from '../../core/run/status.js';
+import { dagNameProblem } from '../../core/spec/names.js';
+import type { EngineDeps } from '../deps.js';
+import type { AdmitOptions, Launched, RunLauncher } from './launcher.js';
 import type { RunService } from './run-service.js';
-import { runKeyOf } from '../core/ports/run-store.js';
+import { runKeyOf } from '../../core/ports/run-store.js';
 
-/** How a start is admitted: the public options plus the stricter rules of some endpoints. */
-export interface AdmitOptions extends LaunchOptions {
-  /** Also refuse when maxActiveRuns is reached (inline runs, reference behaviour). */
-  capacity?: boolean;
-  /** Error code of a refusal (default already_running). */
-  conflictCode?: ErrorCode;
-}
 
 export interface RunCounts {
   active: number;

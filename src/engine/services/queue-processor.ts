@@ -9,13 +9,13 @@
  * A queued run is claimed with compare-and-swap on its resourceVersion before it is driven, so no run
  * starts twice, even when a restarted server and a stale view race.
  */
-import { ConflictError } from '../core/errors.js';
-import type { RunKey } from '../core/ports/run-store.js';
-import type { DagRunResource } from '../core/resources.js';
-import { RunStatus, isRunTerminal } from '../core/run/status.js';
-import { driverRecord, type EngineDeps } from './deps.js';
+import { ConflictError } from '../../core/errors.js';
+import type { RunKey } from '../../core/ports/run-store.js';
+import type { DagRunResource } from '../../core/resources.js';
+import { RunStatus, isRunTerminal } from '../../core/run/status.js';
+import { driverRecord, type EngineDeps } from '../deps.js';
 import type { LaunchService } from './launch-service.js';
-import { runKeyOf } from '../core/ports/run-store.js';
+import { runKeyOf } from '../../core/ports/run-store.js';
 
 export interface QueueConfig {
   name: string;

@@ -12,12 +12,12 @@
  * Time is injected (clock) and `tick(now)` is public: tests drive minutes without waiting for them.
  */
 import { CronExpressionParser } from 'cron-parser';
-import { AlreadyExistsError, DomainError } from '../core/errors.js';
-import type { Clock } from '../core/ports/clock.js';
-import type { EngineLogger, LoadedDag } from '../core/ports/engine-ports.js';
-import type { RunStore } from '../core/ports/run-store.js';
-import { RunStatus, isRunTerminal } from '../core/run/status.js';
-import type { CronEntry } from '../core/spec/types.js';
+import { AlreadyExistsError, DomainError } from '../../core/errors.js';
+import type { Clock } from '../../core/ports/clock.js';
+import type { EngineLogger, LoadedDag } from '../../core/ports/engine-ports.js';
+import type { RunStore } from '../../core/ports/run-store.js';
+import { RunStatus, isRunTerminal } from '../../core/run/status.js';
+import type { CronEntry } from '../../core/spec/types.js';
 import type { DagCatalog } from './catalog.js';
 import type { LaunchService } from './launch-service.js';
 import type { RunService } from './run-service.js';

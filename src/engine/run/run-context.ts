@@ -3,16 +3,16 @@
  * secrets. Secrets live only in this in-memory context: never in the store, masked in every log.
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type { DagRunResource } from '../core/resources.js';
-import type { EnvEntry, StepDefinition } from '../core/spec/types.js';
-import type { ExecRef, RunState } from '../core/run/state.js';
-import { parseDotenv, dotenvOrder } from '../core/vars/dotenv.js';
-import { buildExpansionLookup, buildStepEnv, resolveDagEnv } from '../core/vars/env.js';
-import type { Lookup, RunCommand } from '../core/vars/expand.js';
-import { paramsToEnv, resolveParams, type ResolvedParams } from '../core/vars/params.js';
-import type { EngineDeps } from './deps.js';
-import { runLog } from '../core/ports/log-store.js';
-import { runKeyOf } from '../core/ports/run-store.js';
+import type { DagRunResource } from '../../core/resources.js';
+import type { EnvEntry, StepDefinition } from '../../core/spec/types.js';
+import type { ExecRef, RunState } from '../../core/run/state.js';
+import { parseDotenv, dotenvOrder } from '../../core/vars/dotenv.js';
+import { buildExpansionLookup, buildStepEnv, resolveDagEnv } from '../../core/vars/env.js';
+import type { Lookup, RunCommand } from '../../core/vars/expand.js';
+import { paramsToEnv, resolveParams, type ResolvedParams } from '../../core/vars/params.js';
+import type { EngineDeps } from '../deps.js';
+import { runLog } from '../../core/ports/log-store.js';
+import { runKeyOf } from '../../core/ports/run-store.js';
 import { shellFor } from './shell.js';
 
 export interface RunContext {

@@ -1,6 +1,7 @@
 /** Starting runs from the API, the scheduler and webhooks (SPEC 4.4, 3.3). */
-import type { LoadedDag } from '../core/ports/engine-ports.js';
-import type { RunTrigger } from '../core/resources.js';
+import type { LoadedDag } from '../../core/ports/engine-ports.js';
+import type { RunTrigger } from '../../core/resources.js';
+import type { ErrorCode } from '../../core/errors.js';
 
 export interface LaunchOptions {
   params?: string;
@@ -23,9 +24,17 @@ export interface Launched {
   dagName: string;
 }
 
+/** How a start is admitted: the public options plus the stricter rules of some endpoints. */
+export interface AdmitOptions extends LaunchOptions {
+  /** Also refuse when maxActiveRuns is reached (inline runs, reference behaviour). */
+  capacity?: boolean;
+  /** Error code of a refusal (default already_running). */
+  conflictCode?: ErrorCode;
+}
+
 export interface RunLauncher {
   /** Starts a run now (driven in the background). */
-  start(dag: LoadedDag, o: LaunchOptions): Promise<Launched>;
+  start(dag: LoadedDag, o: AdmitOptions): Promise<Launched>;
   /** Puts a run in its queue (status queued); the queue processor starts it later. */
-  enqueue(dag: LoadedDag, o: LaunchOptions): Promise<Launched>;
+  enqueue(dag: LoadedDag, o: AdmitOptions): Promise<Launched>;
 }

@@ -1,15 +1,16 @@
 /** Run operations over the ports: start, retry, stop, status; the same code for both backends. */
-import type { LoadedDag } from '../core/ports/engine-ports.js';
-import type { RunKey } from '../core/ports/run-store.js';
-import type { DagRunResource, RunTrigger } from '../core/resources.js';
-import { isValidRunId } from '../core/resources.js';
-import { BadRequestError, DomainError, NotFoundError } from '../core/errors.js';
-import { isRunActive, isRunTerminal } from '../core/run/status.js';
-import type { EngineDeps } from './deps.js';
-import { RunDriver } from './driver.js';
-import { newRunResource } from './run-factory.js';
-import { prepareRetry } from './retry.js';
-import { runKeyOf } from '../core/ports/run-store.js';
+import type { RunsApi } from './api.js';
+import type { LoadedDag } from '../../core/ports/engine-ports.js';
+import type { RunKey } from '../../core/ports/run-store.js';
+import type { DagRunResource, RunTrigger } from '../../core/resources.js';
+import { isValidRunId } from '../../core/resources.js';
+import { BadRequestError, DomainError, NotFoundError } from '../../core/errors.js';
+import { isRunActive, isRunTerminal } from '../../core/run/status.js';
+import type { EngineDeps } from '../deps.js';
+import { RunDriver } from '../run/driver.js';
+import { newRunResource } from '../run/run-factory.js';
+import { prepareRetry } from '../run/retry.js';
+import { runKeyOf } from '../../core/ports/run-store.js';
 
 export interface StartOptions {
   params?: string;
@@ -27,7 +28,7 @@ export interface StartOptions {
 /** History pruning lists a DAG's runs: at most once per DAG per this interval, not on every start. */
 const PRUNE_INTERVAL_MS = 60_000;
 
-export class RunService {
+export class RunService implements RunsApi {
   private readonly driver: RunDriver;
   private readonly pruned = new Map<string, number>();
 

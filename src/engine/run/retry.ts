@@ -3,10 +3,10 @@
  * re-runs failed, aborted and rejected steps and everything downstream, keeping succeeded and skipped
  * upstream steps and their outputs.
  */
-import type { DagDefinition } from '../core/spec/types.js';
-import type { NodeState, RunState } from '../core/run/state.js';
-import { newNode } from '../core/run/state.js';
-import { NodeStatus, RunStatus } from '../core/run/status.js';
+import type { DagDefinition } from '../../core/spec/types.js';
+import type { NodeState, RunState } from '../../core/run/state.js';
+import { newNode } from '../../core/run/state.js';
+import { NodeStatus, RunStatus } from '../../core/run/status.js';
 
 const keep = (n: NodeState): boolean => n.status === NodeStatus.Succeeded || n.status === NodeStatus.Skipped || n.status === NodeStatus.PartiallySucceeded;
 

@@ -1,8 +1,8 @@
 /** Compare-and-swap of a run's status, retried on a conflict: the one loop every status writer uses. */
-import { ConflictError } from '../core/errors.js';
-import type { RunKey, RunStore } from '../core/ports/run-store.js';
-import { runKeyOf } from '../core/ports/run-store.js';
-import type { DagRunResource, DagRunStatus } from '../core/resources.js';
+import { ConflictError } from '../../core/errors.js';
+import type { RunKey, RunStore } from '../../core/ports/run-store.js';
+import { runKeyOf } from '../../core/ports/run-store.js';
+import type { DagRunResource, DagRunStatus } from '../../core/resources.js';
 
 export interface StatusUpdate {
   /** The new status from the run as read; may throw to refuse (the run is no longer in a fitting state). */

@@ -1,14 +1,14 @@
 /** Builds the ExecRequest of one execution: expanded commands, environment, files. */
-import type { ExecRequest } from '../core/ports/executor.js';
-import type { DagRunResource } from '../core/resources.js';
-import type { ExecRef, NodeState } from '../core/run/state.js';
-import type { EnvEntry, StepDefinition } from '../core/spec/types.js';
-import { expandVars } from '../core/vars/expand.js';
-import type { EngineDeps } from './deps.js';
+import type { ExecRequest } from '../../core/ports/executor.js';
+import type { DagRunResource } from '../../core/resources.js';
+import type { ExecRef, NodeState } from '../../core/run/state.js';
+import type { EnvEntry, StepDefinition } from '../../core/spec/types.js';
+import { expandVars } from '../../core/vars/expand.js';
+import type { EngineDeps } from '../deps.js';
 import { resolvePath, type RunContext } from './run-context.js';
 import { shellFor } from './shell.js';
-import { execLog, type LogRef, type LogStream } from '../core/ports/log-store.js';
-import type { ExecIdentity } from '../core/naming.js';
+import { execLog, type LogRef, type LogStream } from '../../core/ports/log-store.js';
+import type { ExecIdentity } from '../../core/naming.js';
 
 /** The identity of one execution of a run's current attempt. */
 export function execIdentity(run: DagRunResource, exec: ExecRef): ExecIdentity {

@@ -1,6 +1,6 @@
 /** Which shell runs a step (SPEC 2.2/2.3 shell): step value verbatim, else DAG value or default with errexit. */
-import type { DagDefinition, StepDefinition } from '../core/spec/types.js';
-import { isShLike } from '../core/shell.js';
+import type { DagDefinition, StepDefinition } from '../../core/spec/types.js';
+import { isShLike } from '../../core/shell.js';
 
 
 function withErrexit(argv: string[]): string[] {

@@ -1,11 +1,11 @@
 /** Creating DagRun resources: the spec snapshot and the initial status. */
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { API_VERSION, type DagRunResource, type RunRef, type RunTrigger } from '../core/resources.js';
-import { newRunState } from '../core/run/state.js';
-import { RunStatus } from '../core/run/status.js';
-import { dagRunMetadata } from '../core/naming.js';
-import type { DagDefinition } from '../core/spec/types.js';
-import type { EngineDeps } from './deps.js';
+import { API_VERSION, type DagRunResource, type RunRef, type RunTrigger } from '../../core/resources.js';
+import { newRunState } from '../../core/run/state.js';
+import { RunStatus } from '../../core/run/status.js';
+import { dagRunMetadata } from '../../core/naming.js';
+import type { DagDefinition } from '../../core/spec/types.js';
+import type { EngineDeps } from '../deps.js';
 
 export interface NewRunOptions {
   definition: DagDefinition;
