@@ -1,6 +1,6 @@
 /** The run log (the "scheduler log" of a run, SPEC 2.8 `log`): one line per status change. */
 import type { NodeState, RunState } from '../../core/run/state.js';
-import { nodeStatusLabel, runStatusLabel } from '../../core/run/status.js';
+import { isRunTerminal, nodeStatusLabel, runStatusLabel } from '../../core/run/status.js';
 import type { Clock } from '../../core/ports/clock.js';
 
 function nodeLine(prev: NodeState | undefined, n: NodeState): string | undefined {
@@ -31,9 +31,13 @@ function diffNodes(prev: NodeState[], next: NodeState[], lines: string[]): void 
 /** Lines describing what changed from prev to next (pure). */
 export function runLogLines(prev: RunState, next: RunState): string[] {
   const lines: string[] = [];
-  if (prev.status !== next.status) lines.push(`run ${runStatusLabel(next.status)}${next.error && next.error !== prev.error ? `: ${next.error}` : ''}`);
+  const run = prev.status !== next.status ? `run ${runStatusLabel(next.status)}${next.error && next.error !== prev.error ? `: ${next.error}` : ''}` : undefined;
+  // A run that starts says so before its steps; one that ends, after the steps that ended it.
+  const last = isRunTerminal(next.status);
+  if (run && !last) lines.push(run);
   diffNodes(prev.nodes, next.nodes, lines);
   diffNodes(prev.handlers, next.handlers, lines);
+  if (run && last) lines.push(run);
   return lines;
 }
 

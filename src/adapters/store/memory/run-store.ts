@@ -31,7 +31,8 @@ export class MemoryRunStore implements RunStore {
   private readonly runs = new Map<string, Entry>();
   private version = 0n;
 
-  constructor(private readonly clock: Clock = { now: () => Date.now() }) {}
+  /** `onStop`: told of every stop request (the in-memory RunEvents wake the run's driver). */
+  constructor(private readonly clock: Clock = { now: () => Date.now() }, private readonly onStop: (key: RunKey) => void = () => undefined) {}
 
   async create(run: DagRunResource): Promise<DagRunResource> {
     const k = check(runKeyOf(run));
@@ -79,6 +80,7 @@ export class MemoryRunStore implements RunStore {
     const e = this.runs.get(check(key));
     if (!e) throw new NotFoundError(`run ${key.dagName}/${key.dagRunId} not found`);
     e.stop = true;
+    this.onStop(key);
   }
 
   async isStopRequested(key: RunKey): Promise<boolean> {

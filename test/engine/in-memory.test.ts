@@ -1,0 +1,150 @@
+/**
+ * The engine on in-memory adapters only: no disk, no processes (MemoryRunStore, MemoryLogStore,
+ * MemoryRequests for approvals and wake-ups, MemoryExecutor for steps). Driving, stop, approval, retry,
+ * adoption after a crash, and a crash between an effect and its save.
+ */
+import { MemoryExecutor, type Outcome } from '../../src/adapters/launcher/memory-executor.js';
+import { MemoryLogStore } from '../../src/adapters/logstore/memory-log-store.js';
+import { MemoryRequests } from '../../src/adapters/store/memory/requests.js';
+import { MemoryRunStore } from '../../src/adapters/store/memory/run-store.js';
+import { execLog, runLog } from '../../src/core/ports/log-store.js';
+import type { ExecRequest } from '../../src/core/ports/executor.js';
+import type { DagRunResource } from '../../src/core/resources.js';
+import { NodeStatus, RunStatus } from '../../src/core/run/status.js';
+import { parseDagText } from '../../src/core/spec/load.js';
+import type { EngineDeps } from '../../src/engine/deps.js';
+import { RunService } from '../../src/engine/services/run-service.js';
+import { hitlExecutor } from '../../src/runtime/hitl.js';
+
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** One engine "process" over shared in-memory state; `pid` tells drivers apart (a crashed one is dead). */
+function engine(shared: Shared, pid: number): RunService {
+  const deps: EngineDeps = {
+    store: shared.store, logs: shared.logs, files: { read: async () => undefined },
+    executors: { shell: shared.executor, hitl: hitlExecutor }, controls: shared.requests, events: shared.requests,
+    commands: { run: async () => ({ exitCode: 0, stdout: '' }) },
+    secrets: { resolve: async () => { throw new Error('no secrets here'); } },
+    dags: { find: async () => undefined },
+    clock: { now: () => Date.now() }, ids: { next: () => `id${(shared.ids++).toString().padStart(6, '0')}` }, log: quiet,
+    systemEnv: { PATH: '/usr/bin:/bin' }, cwd: '/nonexistent', defaultShell: ['/bin/sh'], statusIntervalMs: 0, resyncMs: 3_600_000,
+    self: { pid, host: 'memory', instance: `i${pid}`, isAlive: (p) => shared.alive.has(p) },
+  };
+  return new RunService(deps);
+}
+
+interface Shared {
+  store: MemoryRunStore; logs: MemoryLogStore; requests: MemoryRequests; executor: MemoryExecutor; ids: number; alive: Set<number>;
+}
+
+function world(script?: (req: ExecRequest) => Outcome): Shared {
+  const requests: MemoryRequests = new MemoryRequests(async (k) => (await store.get(k)) !== undefined);
+  const store = new MemoryRunStore(undefined, (k) => requests.notify(k));
+  return { store, logs: new MemoryLogStore(), requests, executor: new MemoryExecutor(script), ids: 0, alive: new Set([1, 2]) };
+}
+
+async function create(runs: RunService, yaml: string): Promise<DagRunResource> {
+  const { definition, localDags, errors } = parseDagText(yaml, 'mem');
+  expect(errors).toEqual([]);
+  return runs.create({ definition, localDags, errors });
+}
+
+const keyOf = (r: DagRunResource) => ({ dagName: r.spec.dagName, dagRunId: r.spec.dagRunId });
+const statuses = (r: DagRunResource) => r.status.run.nodes.map((n) => n.status);
+
+async function until(store: MemoryRunStore, r: DagRunResource, ok: (run: DagRunResource) => boolean): Promise<DagRunResource> {
+  for (const end = Date.now() + 5000; Date.now() < end;) {
+    const now = await store.get(keyOf(r));
+    if (now && ok(now)) return now;
+    await new Promise((res) => setTimeout(res, 5));
+  }
+  throw new Error('the run did not reach the state in 5 s');
+}
+
+const nodeRunning = (i: number) => (r: DagRunResource) => r.status.run.nodes[i]?.status === NodeStatus.Running;
+
+describe('engine on in-memory adapters', () => {
+  test('a chain runs in order; the run log and outputs land in the log store', async () => {
+    const w = world((req) => ({ exitCode: 0, output: `out-${req.identity.node}` }));
+    const runs = engine(w, 1);
+    const run = await create(runs, 'steps:\n  - name: a\n    command: x\n    output: A\n  - name: b\n    command: y\n');
+    const done = await runs.drive(keyOf(run));
+    expect(done.status.run.status).toBe(RunStatus.Succeeded);
+    expect(w.executor.starts.map((n) => n.split('-')[1])).toEqual(['a', 'b']);
+    const log = await w.logs.page(runLog(keyOf(run), run.status.attemptId), {});
+    expect(log?.content).toMatch(/run running[\s\S]*step a succeeded[\s\S]*step b succeeded[\s\S]*run succeeded/);
+    expect(await w.logs.readOutputs(keyOf(run), run.status.attemptId)).toMatchObject({ outputs: { a: 'out-a' } });
+    expect(w.logs.locate(execLog({ ...keyOf(run), attemptId: run.status.attemptId, node: 'a', attempt: 0 }, 'stdout', false))).toMatch(/^memory:/);
+  });
+
+  test('a stop request wakes the driver: the held step is signalled and the run ends aborted', async () => {
+    const w = world(() => 'hold');
+    const runs = engine(w, 1);
+    const run = await create(runs, 'steps:\n  - name: a\n    command: x\n  - name: b\n    command: y\n');
+    const done = runs.drive(keyOf(run));
+    await until(w.store, run, nodeRunning(0));
+    await runs.stop(keyOf(run));
+    const final = await done;
+    expect(final.status.run.status).toBe(RunStatus.Aborted);
+    expect(statuses(final)).toEqual([NodeStatus.Aborted, NodeStatus.NotStarted]);
+  });
+
+  test('an approval wakes the driver and the run goes on', async () => {
+    const w = world();
+    const runs = engine(w, 1);
+    const run = await create(runs, 'steps:\n  - name: gate\n    type: hitl\n  - name: after\n    command: y\n    depends: [gate]\n');
+    const done = runs.drive(keyOf(run));
+    await until(w.store, run, (r) => r.status.run.status === RunStatus.Waiting);
+    await w.requests.push(keyOf(run), { type: 'approve', node: 'gate', inputs: {} });
+    expect((await done).status.run.status).toBe(RunStatus.Succeeded);
+    expect(await w.requests.pending(keyOf(run))).toEqual([]);
+  });
+
+  test('retryPolicy: a failed execution is retried as a new execution with its own identity', async () => {
+    let calls = 0;
+    const w = world(() => (calls++ === 0 ? { exitCode: 3, error: 'exit status 3' } : { exitCode: 0 }));
+    const runs = engine(w, 1);
+    const run = await create(runs, 'steps:\n  - name: flaky\n    command: x\n    retryPolicy:\n      limit: 2\n      intervalSec: 0\n');
+    const done = await runs.drive(keyOf(run));
+    expect(done.status.run.status).toBe(RunStatus.Succeeded);
+    expect(done.status.run.nodes[0]?.retryCount).toBe(1);
+    expect(new Set(w.executor.starts).size).toBe(2);
+  });
+
+  test('after a crash a new driver adopts the execution that still runs; nothing starts twice', async () => {
+    const w = world(() => 'hold');
+    const first = engine(w, 1);
+    const run = await create(first, 'steps:\n  - name: a\n    command: x\n  - name: b\n    command: y\n');
+    void first.drive(keyOf(run)).catch(() => undefined);
+    await until(w.store, run, nodeRunning(0));
+    w.alive.delete(1); // the first engine's process is gone; its step lives on (held)
+    const second = engine(w, 2);
+    expect(second.isOrphaned((await w.store.get(keyOf(run)))!)).toBe(true);
+    const done = second.resume(keyOf(run));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(w.executor.finish('a')).toBe(1);
+    await until(w.store, run, nodeRunning(1));
+    w.executor.finish('b');
+    const final = await done;
+    expect(final.status.run.status).toBe(RunStatus.Succeeded);
+    expect(w.executor.starts.map((n) => n.split('-')[1])).toEqual(['a', 'b']);
+  });
+
+  test('a crash between an execution\'s start and the save of the state that asked for it: adopted, not started again', async () => {
+    const w = world(() => 'hold');
+    const runs = engine(w, 1);
+    const run = await create(runs, 'steps:\n  - name: a\n    command: x\n');
+    // What a driver that died right after starting `a` leaves: the execution runs, the saved state says
+    // the run is running but `a` was never started (the state that started it was not saved).
+    const saved = (await w.store.get(keyOf(run)))!;
+    const state = { ...saved.status.run, status: RunStatus.Running, stage: 'steps' as const, startedAt: new Date().toISOString() };
+    await w.store.updateStatus(keyOf(run), saved.metadata.resourceVersion, { ...saved.status, run: state, driver: { pid: 9, host: 'memory', startedAt: '' } });
+    w.executor.start({ identity: { ...keyOf(run), attemptId: saved.status.attemptId, node: 'a', attempt: 0 } } as ExecRequest);
+    const done = engine(w, 2).resume(keyOf(run));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(w.executor.holding('a')).toBe(1);
+    w.executor.finish('a');
+    expect((await done).status.run.status).toBe(RunStatus.Succeeded);
+    expect(w.executor.starts).toHaveLength(1);
+  });
+});
