@@ -14,7 +14,8 @@ export async function statusCommand(ctx: CliContext, args: Args): Promise<number
     return 0;
   }
   const s = run.status.run;
-  const orphan = ctx.runs.isOrphaned(run) ? ` (orphaned: its process ${run.status.driver?.pid} is gone; 'svc resume ${run.spec.dagName} --run-id ${run.spec.dagRunId}' takes it over)` : '';
+  const orphan = await ctx.runs.isOrphaned(run)
+    ? ` (orphaned: ${(await ctx.deps.ownership.holder(runKeyOf(run))) ?? 'its driver'} is gone; 'svc resume ${run.spec.dagName} --run-id ${run.spec.dagRunId}' takes it over)` : '';
   ctx.io.out(`${run.spec.dagName} ${run.spec.dagRunId}: ${runStatusLabel(s.status)}${s.error ? ` (${s.error})` : ''}${orphan}\n`);
   for (const n of [...s.nodes, ...s.handlers]) ctx.io.out(`  ${nodeStatusLabel(n.status).padEnd(20)} ${n.name}${n.error ? `: ${n.error}` : ''}\n`);
   return 0;

@@ -59,8 +59,6 @@ export interface DagRunStatus {
   queuedAt: string;
   /** The run state decide() advances. */
   run: RunState;
-  /** Process id of the driver that owns the run (embedded), for takeover after a crash. */
-  driver?: { pid: number; host: string; startedAt: string; /** Random per process start: tells a restarted process with the same pid (containers) from the old one. */ instance?: string };
 }
 
 export interface DagRunResource {

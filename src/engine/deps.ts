@@ -5,6 +5,7 @@ import type { StepExecutor } from '../core/ports/executor.js';
 import type { RunStore } from '../core/ports/run-store.js';
 import type { RunControls } from '../core/ports/run-controls.js';
 import type { RunEvents } from '../core/ports/run-events.js';
+import type { Ownership } from '../core/ports/ownership.js';
 import type { DagRunResource } from '../core/resources.js';
 
 /** Everything the engine needs, as ports; main/ wires the adapters of one backend. */
@@ -34,8 +35,8 @@ export interface EngineDeps {
   events: RunEvents;
   /** How often a driver reads its requests even without a notification (ms, default 10 s): lost notifications. */
   resyncMs?: number;
-  /** This process, and how to tell whether another driver process still lives (crash takeover). */
-  self: { pid: number; host: string; instance: string; isAlive(pid: number): boolean };
+  /** Who drives which run: one owner at a time; a crashed owner's runs are taken over. */
+  ownership: Ownership;
   /** Called after every saved change of a run (API caches, watchers, metrics). */
   onChange?: (run: DagRunResource) => void;
   /**
@@ -43,10 +44,4 @@ export interface EngineDeps {
    * state replaced before its turn is never saved): the foreground progress display.
    */
   onState?: (run: DagRunResource) => void;
-}
-
-/** This process as a run's driver, from now (so a crash can be detected and the run taken over). */
-export function driverRecord(deps: Pick<EngineDeps, 'self' | 'clock'>): NonNullable<DagRunResource['status']['driver']> {
-  const { pid, host, instance } = deps.self;
-  return { pid, host, instance, startedAt: new Date(deps.clock.now()).toISOString() };
 }

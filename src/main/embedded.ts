@@ -1,7 +1,8 @@
 /** Wiring of the embedded backend: files for state, local processes for steps. */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { isProcessAlive } from '../runtime/shell/liveness.js';
+import { isProcessAlive, processStartTicks } from '../runtime/shell/liveness.js';
+import { LocalOwnership } from '../adapters/store/local/ownership.js';
 import { LocalRunStore } from '../adapters/store/local/run-store.js';
 import { FsLogStore } from '../adapters/logstore/fs-log-store.js';
 import { readUserFile } from '../adapters/fs/user-files.js';
@@ -24,6 +25,9 @@ export const timeIds = (now: () => number): IdGen => ({
   next: () => `${now().toString(16).padStart(12, '0')}${randomBytes(8).toString('hex')}`,
 });
 
+/** This process, as the owner of the runs it drives (a restarted container may get the same pid: instance). */
+const SELF = { pid: process.pid, startTicks: processStartTicks(process.pid), host: hostname(), instance: randomUUID() };
+
 /** With `onState` (a foreground run's progress display) steps run at once: the fork server starts now. */
 export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<EngineDeps, 'onChange' | 'onState'> = {}): EngineDeps {
   const store = new LocalRunStore({ dataDir: config.dataDir });
@@ -37,7 +41,7 @@ export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<Engi
     controls: new LocalRunControls({ dataDir: config.dataDir }), events: new LocalRunEvents({ dataDir: config.dataDir }),
     commands: new ShellCommandRunner(), secrets: new BuiltinSecretProvider(), dags: new FsDagSource(config.dagsDir),
     clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, cwd: process.cwd(), defaultShell: config.defaultShell,
-    self: { pid: process.pid, host: hostname(), instance: randomUUID(), isAlive: isProcessAlive },
+    ownership: new LocalOwnership({ dataDir: config.dataDir, self: SELF, isAlive: isProcessAlive }),
     ...hooks,
   };
 }

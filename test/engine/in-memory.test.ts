@@ -7,6 +7,7 @@ import { MemoryExecutor, type Outcome } from '../../src/adapters/launcher/memory
 import { MemoryLogStore } from '../../src/adapters/logstore/memory-log-store.js';
 import { MemoryRequests } from '../../src/adapters/store/memory/requests.js';
 import { MemoryRunStore } from '../../src/adapters/store/memory/run-store.js';
+import { MemoryOwners } from '../../src/adapters/store/memory/ownership.js';
 import { execLog, runLog } from '../../src/core/ports/log-store.js';
 import type { ExecRequest } from '../../src/core/ports/executor.js';
 import type { DagRunResource } from '../../src/core/resources.js';
@@ -28,19 +29,19 @@ function engine(shared: Shared, pid: number): RunService {
     dags: { find: async () => undefined },
     clock: { now: () => Date.now() }, ids: { next: () => `id${(shared.ids++).toString().padStart(6, '0')}` }, log: quiet,
     systemEnv: { PATH: '/usr/bin:/bin' }, cwd: '/nonexistent', defaultShell: ['/bin/sh'], statusIntervalMs: 0, resyncMs: 3_600_000,
-    self: { pid, host: 'memory', instance: `i${pid}`, isAlive: (p) => shared.alive.has(p) },
+    ownership: shared.owners.as(`engine-${pid}`),
   };
   return new RunService(deps);
 }
 
 interface Shared {
-  store: MemoryRunStore; logs: MemoryLogStore; requests: MemoryRequests; executor: MemoryExecutor; ids: number; alive: Set<number>;
+  store: MemoryRunStore; logs: MemoryLogStore; requests: MemoryRequests; executor: MemoryExecutor; ids: number; owners: MemoryOwners;
 }
 
 function world(script?: (req: ExecRequest) => Outcome): Shared {
   const requests: MemoryRequests = new MemoryRequests(async (k) => (await store.get(k)) !== undefined);
   const store = new MemoryRunStore(undefined, (k) => requests.notify(k));
-  return { store, logs: new MemoryLogStore(), requests, executor: new MemoryExecutor(script), ids: 0, alive: new Set([1, 2]) };
+  return { store, logs: new MemoryLogStore(), requests, executor: new MemoryExecutor(script), ids: 0, owners: new MemoryOwners() };
 }
 
 async function create(runs: RunService, yaml: string): Promise<DagRunResource> {
@@ -111,17 +112,19 @@ describe('engine on in-memory adapters', () => {
     expect(new Set(w.executor.starts).size).toBe(2);
   });
 
-  test('after a crash a new driver adopts the execution that still runs; nothing starts twice', async () => {
+  test('after a crash a new driver adopts the execution that still runs; nothing starts twice; a live owner is not displaced', async () => {
     const w = world(() => 'hold');
     const first = engine(w, 1);
     const run = await create(first, 'steps:\n  - name: a\n    command: x\n  - name: b\n    command: y\n');
     void first.drive(keyOf(run)).catch(() => undefined);
     await until(w.store, run, nodeRunning(0));
-    w.alive.delete(1); // the first engine's process is gone; its step lives on (held)
+    w.owners.dead.add('engine-1'); // the first engine's process is gone; its step lives on (held)
     const second = engine(w, 2);
-    expect(second.isOrphaned((await w.store.get(keyOf(run)))!)).toBe(true);
+    expect(await second.isOrphaned((await w.store.get(keyOf(run)))!)).toBe(true);
     const done = second.resume(keyOf(run));
     await new Promise((r) => setTimeout(r, 20));
+    // The run has a live owner again: a third engine cannot take it.
+    await expect(engine(w, 3).resume(keyOf(run))).rejects.toMatchObject({ code: 'already_running' });
     expect(w.executor.finish('a')).toBe(1);
     await until(w.store, run, nodeRunning(1));
     w.executor.finish('b');
@@ -138,7 +141,9 @@ describe('engine on in-memory adapters', () => {
     // the run is running but `a` was never started (the state that started it was not saved).
     const saved = (await w.store.get(keyOf(run)))!;
     const state = { ...saved.status.run, status: RunStatus.Running, stage: 'steps' as const, startedAt: new Date().toISOString() };
-    await w.store.updateStatus(keyOf(run), saved.metadata.resourceVersion, { ...saved.status, run: state, driver: { pid: 9, host: 'memory', startedAt: '' } });
+    await w.store.updateStatus(keyOf(run), saved.metadata.resourceVersion, { ...saved.status, run: state });
+    await w.owners.as('engine-9').acquire(keyOf(run));
+    w.owners.dead.add('engine-9');
     w.executor.start({ identity: { ...keyOf(run), attemptId: saved.status.attemptId, node: 'a', attempt: 0 } } as ExecRequest);
     const done = engine(w, 2).resume(keyOf(run));
     await new Promise((r) => setTimeout(r, 20));

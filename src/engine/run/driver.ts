@@ -13,7 +13,8 @@ import { RunStatus, isRunTerminal } from '../../core/run/status.js';
 import type { RunKey } from '../../core/ports/run-store.js';
 import type { DagRunResource } from '../../core/resources.js';
 import { NotFoundError } from '../../core/errors.js';
-import { driverRecord, type EngineDeps } from '../deps.js';
+import type { EngineDeps } from '../deps.js';
+import { DomainError } from '../../core/errors.js';
 import { EffectApplier } from './effects.js';
 import { prepareRunContext } from './run-context.js';
 import { RunLogWriter, runLogLines } from './run-log.js';
@@ -27,15 +28,16 @@ export class RunDriver {
   async drive(key: RunKey): Promise<DagRunResource> {
     const run = await this.deps.store.get(key);
     if (!run) throw new NotFoundError(`dag-run ${key.dagRunId} of ${key.dagName} not found`);
-    if (isRunTerminal(run.status.run.status)) return run;
+    if (isRunTerminal(run.status.run.status)) return this.released(key, run);
+    if (!(await this.deps.ownership.acquire(key))) {
+      throw new DomainError('already_running', `dag-run ${key.dagRunId} of ${key.dagName} is driven by ${(await this.deps.ownership.holder(key)) ?? 'another process'}`);
+    }
     const writer = new StatusWriter(this.deps, run);
-    // This process becomes the run's driver with its first save (no separate write), made durable at once.
-    const driver = driverRecord(this.deps);
     let ctx;
     try {
       ctx = await prepareRunContext(run, this.deps);
     } catch (e) {
-      return this.failEarly(run, writer, e instanceof Error ? e.message : String(e), driver);
+      return this.released(key, await this.failEarly(run, writer, e instanceof Error ? e.message : String(e)));
     }
     const loop = new Loop();
     const resumed = run.status.run.status !== RunStatus.NotStarted && run.status.run.status !== RunStatus.Queued;
@@ -46,12 +48,18 @@ export class RunDriver {
     const log = runLog(key, run.status.attemptId);
     const runLogWriter = new RunLogWriter((text) => this.deps.logs.append(log, text), this.deps.clock);
     try {
-      await this.advance(run, { key, loop, requests, writer, applier, driver, runLog: runLogWriter });
+      await this.advance(run, { key, loop, requests, writer, applier, runLog: runLogWriter });
     } finally {
       unwatch();
     }
     await runLogWriter.flush();
-    return writer.flush();
+    return this.released(key, await writer.flush());
+  }
+
+  /** The run has ended and its end is saved: nobody needs to own it any more. */
+  private async released(key: RunKey, run: DagRunResource): Promise<DagRunResource> {
+    await this.deps.ownership.release(key);
+    return run;
   }
 
   /** Turns until the run is terminal and nothing of it runs any more. */
@@ -66,12 +74,12 @@ export class RunDriver {
       const changed = observed.length > 0 || d.effects.length > 0 || JSON.stringify(d.state) !== JSON.stringify(run.status.run);
       if (changed) {
         const lines = runLogLines(run.status.run, d.state);
-        run = { ...run, status: { ...run.status, run: d.state, driver: t.driver } };
+        run = { ...run, status: { ...run.status, run: d.state } };
         t.writer.put(run.status);
         this.deps.onState?.(run);
         t.runLog.add(lines);
       }
-      // Durable first: the driver claim, an acknowledged approval, effects whose start is not recorded on its own.
+      // Durable first: the first state, an acknowledged approval, effects whose start is not recorded on its own.
       if (!claimed || controls.length > 0 || t.applier.needsDurableState(d.effects)) {
         await t.writer.flush();
         claimed = true;
@@ -85,11 +93,11 @@ export class RunDriver {
   }
 
   /** A run that cannot even start (a secret that cannot be read, ...) fails with the reason. */
-  private async failEarly(run: DagRunResource, writer: StatusWriter, error: string, driver: Driver): Promise<DagRunResource> {
+  private async failEarly(run: DagRunResource, writer: StatusWriter, error: string): Promise<DagRunResource> {
     const now = new Date(this.deps.clock.now()).toISOString();
     const state: RunState = { ...run.status.run, status: RunStatus.Failed, stage: 'done', error, startedAt: run.status.run.startedAt || now, finishedAt: now };
     this.deps.log.error('Failed to start dag-run', { dag: run.spec.dagName, dagRunId: run.spec.dagRunId, error });
-    writer.put({ ...run.status, run: state, driver });
+    writer.put({ ...run.status, run: state });
     return writer.flush();
   }
 
@@ -106,15 +114,12 @@ export class RunDriver {
   }
 }
 
-type Driver = NonNullable<DagRunResource['status']['driver']>;
-
 interface Turning {
   key: RunKey;
   loop: Loop;
   requests: Requests;
   writer: StatusWriter;
   applier: EffectApplier;
-  driver: Driver;
   runLog: RunLogWriter;
 }
 

@@ -96,18 +96,24 @@ export class LaunchService implements RunLauncher {
    * which adopts them when it resumes. Queued runs stay for the queue processor.
    */
   async takeOver(): Promise<number> {
-    const { clock } = this.deps;
     let n = 0;
     for (const run of await this.deps.store.list({ rootOnly: true })) {
-      if (this.isDriving(runKeyOf(run))) continue;
-      const d = run.status.driver;
-      const dead = d ? this.runs.driverGone(run) : clock.now() - Date.parse(run.metadata.creationTimestamp) > UNCLAIMED_MS;
-      if (d && dead && isRunActive(run.status.run.status)) this.drive(runKeyOf(run), 'resume');
-      else if (run.status.run.status === RunStatus.NotStarted && dead) this.drive(runKeyOf(run));
+      const key = runKeyOf(run);
+      const s = run.status.run.status;
+      if ((!isRunActive(s) && s !== RunStatus.NotStarted) || this.isDriving(key)) continue;
+      if (isRunActive(s) && await this.runs.isOrphaned(run)) this.drive(key, 'resume');
+      else if (s === RunStatus.NotStarted && await this.unclaimed(run)) this.drive(key);
       else continue;
       n += 1;
     }
     return n;
+  }
+
+  /** A run accepted but never begun: its owner is gone, or nobody claimed it for UNCLAIMED_MS. */
+  private async unclaimed(run: DagRunResource): Promise<boolean> {
+    const owner = await this.deps.ownership.state(runKeyOf(run));
+    if (owner === 'gone') return true;
+    return owner === 'none' && this.deps.clock.now() - Date.parse(run.metadata.creationTimestamp) > UNCLAIMED_MS;
   }
 
   /** Stops launching; waits for runs in flight at most graceMs, then lets them go (they resume after a restart). */

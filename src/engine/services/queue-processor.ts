@@ -9,11 +9,10 @@
  * A queued run is claimed with compare-and-swap on its resourceVersion before it is driven, so no run
  * starts twice, even when a restarted server and a stale view race.
  */
-import { ConflictError } from '../../core/errors.js';
 import type { RunKey } from '../../core/ports/run-store.js';
 import type { DagRunResource } from '../../core/resources.js';
 import { RunStatus, isRunTerminal } from '../../core/run/status.js';
-import { driverRecord, type EngineDeps } from '../deps.js';
+import type { EngineDeps } from '../deps.js';
 import type { LaunchService } from './launch-service.js';
 import { runKeyOf } from '../../core/ports/run-store.js';
 
@@ -51,7 +50,7 @@ export class QueueProcessor {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly deps: Pick<EngineDeps, 'store' | 'log' | 'self' | 'clock'>,
+    private readonly deps: Pick<EngineDeps, 'store' | 'log' | 'ownership' | 'clock'>,
     private readonly launcher: LaunchService,
     queues: QueueConfig[],
     private readonly safetyTickMs = 30_000,
@@ -152,7 +151,7 @@ export class QueueProcessor {
     }
   }
 
-  /** Compare-and-swap on the run's resourceVersion: only a run still queued is started, once. */
+  /** Ownership decides who starts a queued run: only one claim wins, and only a run still queued is started. */
   private async claim(e: Entry): Promise<boolean> {
     const k = keyText(e.key);
     const run = await this.deps.store.get(e.key);
@@ -161,13 +160,11 @@ export class QueueProcessor {
       else e.queued = false;
       return false;
     }
-    try {
-      await this.deps.store.updateStatus(e.key, run.metadata.resourceVersion, {
-        ...run.status, driver: driverRecord(this.deps),
-      });
-    } catch (err) {
-      if (err instanceof ConflictError) return false;
-      throw err;
+    if (!(await this.deps.ownership.acquire(e.key))) return false;
+    // Dequeued (or otherwise moved) between the read and the claim: not ours to start.
+    if ((await this.deps.store.get(e.key))?.status.run.status !== RunStatus.Queued) {
+      await this.deps.ownership.release(e.key);
+      return false;
     }
     e.queued = false;
     this.deps.log.info('Dequeued dag-run to start', { dag: e.key.dagName, dagRunId: e.key.dagRunId, queue: e.queue });

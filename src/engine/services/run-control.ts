@@ -35,10 +35,11 @@ export class RunControl implements RunManagementApi {
 
   /** SPEC 3.3: a queued run leaves the queue; it ends aborted (reference). 404 when it is not queued. */
   async dequeue(key: RunKey): Promise<DagRunResource> {
-    return this.changed(await updateStatus(this.deps.store, await this.runs.get(key), {
+    const run = await this.runs.get(key);
+    // Claimed by the queue processor (starting): no longer in the queue.
+    const starting = ['mine', 'live'].includes(await this.deps.ownership.state(runKeyOf(run)));
+    return this.changed(await updateStatus(this.deps.store, run, {
       build: (run) => {
-        const d = run.status.driver;
-        const starting = d && d.host === this.deps.self.host && !this.runs.driverGone(run);
         if (run.status.run.status !== RunStatus.Queued || starting) {
           throw new NotFoundError(`dag-run ${run.spec.dagRunId} of DAG ${run.spec.dagName} is not in the queue`);
         }

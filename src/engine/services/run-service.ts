@@ -63,29 +63,20 @@ export class RunService implements RunsApi {
   async resume(key: RunKey): Promise<DagRunResource> {
     const run = await this.get(key);
     if (isRunTerminal(run.status.run.status)) return run;
-    const d = run.status.driver;
-    if (d && !this.driverGone(run) && d.instance !== this.deps.self.instance) {
-      throw new DomainError('already_running', `dag-run ${run.spec.dagRunId} is being driven by process ${d.pid}`);
+    if (await this.deps.ownership.state(runKeyOf(run)) === 'live') {
+      throw new DomainError('already_running', `dag-run ${run.spec.dagRunId} is being driven by ${(await this.deps.ownership.holder(runKeyOf(run))) ?? 'another process'}`);
     }
     return this.drive(runKeyOf(run));
   }
 
   /**
-   * Whether the process recorded as the run's driver is gone: same host, and its pid is dead, or its pid is
-   * ours but it was another process instance (a restarted container gets the same pid). Another host's
-   * driver is never presumed gone.
+   * Whether an active run has lost its driver: its owner is gone (Ownership), or it has none (a run an
+   * earlier version left running: an active run is always owned by its driver).
    */
-  driverGone(run: DagRunResource): boolean {
-    const d = run.status.driver;
-    const self = this.deps.self;
-    if (!d || d.host !== self.host) return false;
-    if (d.pid === self.pid) return d.instance !== undefined && d.instance !== self.instance;
-    return !self.isAlive(d.pid);
-  }
-
-  /** Whether an active run has lost its driver process. */
-  isOrphaned(run: DagRunResource): boolean {
-    return isRunActive(run.status.run.status) && this.driverGone(run);
+  async isOrphaned(run: DagRunResource): Promise<boolean> {
+    if (!isRunActive(run.status.run.status)) return false;
+    const owner = await this.deps.ownership.state(runKeyOf(run));
+    return owner === 'gone' || owner === 'none';
   }
 
   async get(key: RunKey): Promise<DagRunResource> {
