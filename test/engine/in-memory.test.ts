@@ -10,11 +10,16 @@ import { MemoryRunStore } from '../../src/adapters/store/memory/run-store.js';
 import { MemoryOwners } from '../../src/adapters/store/memory/ownership.js';
 import { execLog, runLog } from '../../src/core/ports/log-store.js';
 import type { ExecRequest } from '../../src/core/ports/executor.js';
-import type { DagRunResource } from '../../src/core/resources.js';
+import type { DagRunResource, DagRunStatus as DagRunStatusT } from '../../src/core/resources.js';
+import type { RunKey as RunKeyT } from '../../src/core/ports/run-store.js';
 import { NodeStatus, RunStatus } from '../../src/core/run/status.js';
 import { parseDagText } from '../../src/core/spec/load.js';
 import type { EngineDeps } from '../../src/engine/deps.js';
 import { RunService } from '../../src/engine/services/run-service.js';
+import { LaunchService } from '../../src/engine/services/launch-service.js';
+import { QueueProcessor } from '../../src/engine/services/queue-processor.js';
+import { RunControl } from '../../src/engine/services/run-control.js';
+import { RunWatcher } from '../../src/engine/services/run-watcher.js';
 import { hitlExecutor } from '../../src/runtime/hitl.js';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -151,5 +156,50 @@ describe('engine on in-memory adapters', () => {
     w.executor.finish('a');
     expect((await done).status.run.status).toBe(RunStatus.Succeeded);
     expect(w.executor.starts).toHaveLength(1);
+  });
+
+  test('a dequeue racing the queue processor\'s claim: exactly one wins, and a dequeued run never runs', async () => {
+    for (const order of ['dequeue inside the claim', 'claim first', 'claim inside the dequeue'] as const) {
+      const dequeueFirst = order === 'dequeue inside the claim';
+      const w = world();
+      const runs = engine(w, 1);
+      const { definition, localDags, errors } = parseDagText('steps:\n  - name: a\n    command: x\n', 'mem');
+      const run = await runs.create({ definition, localDags, errors }, { queued: true });
+      const key = keyOf(run);
+      const deps = (runs as unknown as { deps: EngineDeps }).deps;
+      const launcher = new LaunchService(deps, runs);
+      const control = new RunControl(deps, runs, launcher, new RunWatcher(w.store, () => () => undefined));
+      // The queue processor read the run as queued; the dequeue lands between that read and its claim.
+      const store = { ...w.store, get: w.store.get.bind(w.store), updateStatus: w.store.updateStatus.bind(w.store), list: w.store.list.bind(w.store) };
+      const queue = new QueueProcessor({ ...deps, store }, launcher, []);
+      const claim = (queue as unknown as { claim(e: unknown): Promise<boolean> }).claim.bind(queue);
+      const entry = { key, queue: 'mem', limit: 1, queuedAt: '', queued: true, gen: 0 };
+      let result: { claimed: boolean; dequeued: boolean };
+      if (dequeueFirst) {
+        const realGet = store.get;
+        store.get = async (k) => { const r = await realGet(k); store.get = realGet; await control.dequeue(key); return r; };
+        const claimed = await claim(entry);
+        result = { claimed, dequeued: true };
+      } else if (order === 'claim first') {
+        const claimed = await claim(entry);
+        const dequeued = await control.dequeue(key).then(() => true, (e: { code?: string }) => { expect(e.code).toBe('not_found'); return false; });
+        result = { claimed, dequeued };
+      } else {
+        // The dequeue reads the run as queued; the claim lands before its compare-and-swap.
+        let claimed = false;
+        const cas = w.store.updateStatus.bind(w.store);
+        const racingStore = { ...store, updateStatus: async (k: RunKeyT, rv: string, st: DagRunStatusT) => { if (!claimed) claimed = await claim(entry); return cas(k, rv, st); } };
+        const racing = new RunControl({ ...deps, store: racingStore }, runs, launcher, new RunWatcher(w.store, () => () => undefined));
+        const dequeued = await racing.dequeue(key).then(() => true, (e: { code?: string }) => { expect(e.code).toBe('not_found'); return false; });
+        expect(claimed).toBe(true);
+        result = { claimed, dequeued };
+      }
+      expect(result.claimed !== result.dequeued).toBe(true);
+      // A claim hands the run to the launcher, which drives it in the background.
+      const final = result.claimed ? await until(w.store, run, (r) => r.status.run.status === RunStatus.Succeeded) : (await w.store.get(key))!;
+      expect(final.status.run.status).toBe(result.claimed ? RunStatus.Succeeded : RunStatus.Aborted);
+      expect(w.executor.starts.length).toBe(result.claimed ? 1 : 0);
+      expect(await w.owners.as('probe').state(key)).toBe('none');
+    }
   });
 });

@@ -46,7 +46,8 @@ export function logStoreConformance(name: string, make: () => Promise<LogStore>)
     it('every step, item, stream and run attempt has its own log; merged streams share one', async () => {
       const refs = [
         execLog(exec(), 'stdout', false), execLog(exec(), 'stderr', false), execLog(exec({ node: 'load_data' }), 'stdout', false),
-        execLog(exec({ item: 0 }), 'stdout', false), execLog(exec({ attemptId: 'a2' }), 'stdout', false), runLog({ dagName: 'etl', dagRunId: 'r1' }, 'a1'),
+        execLog(exec({ item: 0 }), 'stdout', false), execLog(exec({ node: 'x', item: 0 }), 'stdout', false), execLog(exec({ node: 'x.item0' }), 'stdout', false),
+        execLog(exec({ attemptId: 'a2' }), 'stdout', false), runLog({ dagName: 'etl', dagRunId: 'r1' }, 'a1'),
       ];
       for (const [i, ref] of refs.entries()) await logs.append(ref, `log ${i}\n`);
       for (const [i, ref] of refs.entries()) expect((await logs.page(ref, {}))?.content).toBe(`log ${i}`);

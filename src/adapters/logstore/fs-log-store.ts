@@ -16,10 +16,13 @@ import { readHead, writeFileAtomic } from '../fs/atomic.js';
 import { Appender } from '../fs/appender.js';
 import { FsLogPages } from './fs-pages.js';
 
-/** Node names become file names: anything but [A-Za-z0-9_.-] is replaced, and a hash keeps them distinct. */
+/**
+ * Node names become file names: anything but [A-Za-z0-9_.-] is replaced, and a hash keeps them distinct.
+ * A name ending like an item suffix (`x.item0`) is hashed too: it must not share the files of item 0 of `x`.
+ */
 export function safeFileName(name: string): string {
   const clean = name.replace(/[^A-Za-z0-9_.-]/g, '_').replace(/^\.+/, '_').slice(0, 80);
-  if (clean === name) return clean;
+  if (clean === name && !/\.item\d+$/.test(name)) return clean;
   let h = 0;
   for (const c of name) h = (h * 31 + c.charCodeAt(0)) >>> 0;
   return `${clean}-${h.toString(16)}`;

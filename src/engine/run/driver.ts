@@ -65,7 +65,7 @@ export class RunDriver {
   /** Turns until the run is terminal and nothing of it runs any more. */
   private async advance(first: DagRunResource, t: Turning): Promise<void> {
     let run = first;
-    let claimed = false;
+    let saved = false;
     for (;;) {
       const controls = await t.requests.read();
       const observed = t.loop.take();
@@ -80,9 +80,9 @@ export class RunDriver {
         t.runLog.add(lines);
       }
       // Durable first: the first state, an acknowledged approval, effects whose start is not recorded on its own.
-      if (!claimed || controls.length > 0 || t.applier.needsDurableState(d.effects)) {
+      if (!saved || controls.length > 0 || t.applier.needsDurableState(d.effects)) {
         await t.writer.flush();
-        claimed = true;
+        saved = true;
       }
       if (controls.length > 0) await this.deps.controls?.ack(t.key, controls);
       t.applier.setRun(run);

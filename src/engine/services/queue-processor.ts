@@ -13,6 +13,7 @@ import type { RunKey } from '../../core/ports/run-store.js';
 import type { DagRunResource } from '../../core/resources.js';
 import { RunStatus, isRunTerminal } from '../../core/run/status.js';
 import type { EngineDeps } from '../deps.js';
+import { ConflictError } from '../../core/errors.js';
 import type { LaunchService } from './launch-service.js';
 import { runKeyOf } from '../../core/ports/run-store.js';
 
@@ -151,7 +152,10 @@ export class QueueProcessor {
     }
   }
 
-  /** Ownership decides who starts a queued run: only one claim wins, and only a run still queued is started. */
+  /**
+   * Claiming a queued run: its ownership, then its status from queued to not started by compare-and-swap
+   * (a dequeue that came first makes it conflict; one that comes later finds it no longer queued).
+   */
   private async claim(e: Entry): Promise<boolean> {
     const k = keyText(e.key);
     const run = await this.deps.store.get(e.key);
@@ -161,10 +165,12 @@ export class QueueProcessor {
       return false;
     }
     if (!(await this.deps.ownership.acquire(e.key))) return false;
-    // Dequeued (or otherwise moved) between the read and the claim: not ours to start.
-    if ((await this.deps.store.get(e.key))?.status.run.status !== RunStatus.Queued) {
+    try {
+      await this.deps.store.updateStatus(e.key, run.metadata.resourceVersion, { ...run.status, run: { ...run.status.run, status: RunStatus.NotStarted } });
+    } catch (err) {
       await this.deps.ownership.release(e.key);
-      return false;
+      if (err instanceof ConflictError) return false;
+      throw err;
     }
     e.queued = false;
     this.deps.log.info('Dequeued dag-run to start', { dag: e.key.dagName, dagRunId: e.key.dagRunId, queue: e.queue });

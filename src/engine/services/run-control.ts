@@ -35,12 +35,10 @@ export class RunControl implements RunManagementApi {
 
   /** SPEC 3.3: a queued run leaves the queue; it ends aborted (reference). 404 when it is not queued. */
   async dequeue(key: RunKey): Promise<DagRunResource> {
-    const run = await this.runs.get(key);
-    // Claimed by the queue processor (starting): no longer in the queue.
-    const starting = ['mine', 'live'].includes(await this.deps.ownership.state(runKeyOf(run)));
-    return this.changed(await updateStatus(this.deps.store, run, {
+    // A run the queue processor claimed is not queued any more (its claim is a compare-and-swap too).
+    return this.changed(await updateStatus(this.deps.store, await this.runs.get(key), {
       build: (run) => {
-        if (run.status.run.status !== RunStatus.Queued || starting) {
+        if (run.status.run.status !== RunStatus.Queued) {
           throw new NotFoundError(`dag-run ${run.spec.dagRunId} of DAG ${run.spec.dagName} is not in the queue`);
         }
         const now = new Date(this.deps.clock.now()).toISOString();

@@ -285,12 +285,20 @@ static void reap(void) {
   while ((pid = waitpid(-1, &st, WNOHANG)) > 0) ended(pid, st);
 }
 
+static void __attribute__((noreturn)) drain(int status);
+
+/* A frame that does not parse has no id to answer: stop taking requests (the engine's are then all
+ * lost, and handled as such, rather than left waiting), but still record the commands already started. */
+static void __attribute__((noreturn)) malformed(void) {
+  static const char m[] = "fork server: malformed frame\n";
+  (void)!write(2, m, sizeof m - 1);
+  drain(1);
+}
+
 static void start(const char *frame, size_t len) {
   char **v;
   int n = fields(frame, len, &v);
-  /* A frame that does not parse has no id to answer: end, so the engine's requests are all lost (and
-   * handled as such) rather than left waiting. */
-  if (n < 1) { static const char m[] = "fork server: malformed frame\n"; (void)!write(2, m, sizeof m - 1); exit(1); }
+  if (n < 1) malformed();
   req_t r;
   if (!parsereq(v, n, &r)) { reply("F %s malformed request", v[0]); goto done; }
   pid_t pid = spare >= 0 ? handover(frame, len) : -1;
@@ -308,18 +316,26 @@ done:
   free(v);
 }
 
-/* The engine is gone: no more requests. Wait for the commands still running and record how they end. */
-static void __attribute__((noreturn)) drain(void) {
+/* The engine is gone (or spoke nonsense): no more requests. Wait for the commands still running and
+ * record how they end, detached from the engine's output (a pipe reader waiting for its end is not held
+ * up by us), then exit with `status`. */
+static void __attribute__((noreturn)) drain(int status) {
   orphaned = 1;
+  int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (null >= 0) { dup2(null, 1); dup2(null, 2); close(null); }
+  close(0);
   if (spare >= 0) { close(sparew); sparew = -1; }
   int st;
   for (;;) {
     pid_t pid = waitpid(-1, &st, 0);
     if (pid > 0) { if (pid == spare) spare = -1; else ended(pid, st); continue; }
     if (errno == EINTR) continue;
-    exit(0);
+    exit(status);
   }
 }
+
+/* The largest request taken (environment and arguments of one command; Linux's own limit is far lower). */
+#define MAX_FRAME ((size_t)64 << 20)
 
 /* Reads what stdin has; every whole frame is started. Returns 0 at the end of input. */
 static int readrequests(void) {
@@ -331,8 +347,10 @@ static int readrequests(void) {
   if (got == 0) return 0;
   n += (size_t)got;
   size_t at = 0;
-  while (n - at >= 4 && n - at - 4 >= be32(in + at)) {
+  while (n - at >= 4) {
     size_t len = be32(in + at);
+    if (len > MAX_FRAME) malformed(); /* at once: never buffer toward a length that is nonsense */
+    if (n - at - 4 < len) break;
     start(in + at + 4, len);
     at += 4 + len;
   }
@@ -360,6 +378,6 @@ int main(int argc, char **argv) {
     struct pollfd pf[2] = { { 0, POLLIN, 0 }, { sigr, POLLIN, 0 } };
     if (poll(pf, 2, -1) < 0) continue;
     if (pf[1].revents) { char d[512]; while (read(sigr, d, sizeof d) > 0) {} }
-    if (pf[0].revents && !readrequests()) { reap(); drain(); }
+    if (pf[0].revents && !readrequests()) { reap(); drain(0); }
   }
 }

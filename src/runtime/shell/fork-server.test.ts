@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -177,6 +177,48 @@ withHelper('ForkServer: the helper', () => {
     expect(r.stdout).toBe('R\n');
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('malformed frame');
+  });
+
+  /** A request frame as the engine encodes it: length, then each field as its length and bytes. */
+  const frame = (fields: string[]): Buffer => {
+    const parts = fields.map((f) => Buffer.from(f));
+    const body = Buffer.concat(parts.flatMap((b) => [Buffer.from([b.length >>> 24, (b.length >>> 16) & 255, (b.length >>> 8) & 255, b.length & 255]), b]));
+    return Buffer.concat([Buffer.from([body.length >>> 24, (body.length >>> 16) & 255, (body.length >>> 8) & 255, body.length & 255]), body]);
+  };
+  const requestFields = (dir: string, cmd: string): string[] =>
+    ['1', dir, join(dir, 'out.log'), join(dir, 'err.log'), join(dir, 'records'), 'step.0', '0', '3', '/bin/sh', '-c', cmd, 'PATH=/usr/bin:/bin'];
+
+  test('a malformed frame after a command started: no more requests, but the command\'s code is still recorded', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-fork-'));
+    const child = spawn(NATIVE!, [], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    child.stdin.write(frame(requestFields(dir, 'sleep 0.3; exit 4')));
+    await new Promise((r) => setTimeout(r, 100));
+    child.stdin.write(Buffer.from([0, 0, 0, 8, 0, 0, 0, 100, 0x61, 0x62, 0x63, 0x64]));
+    expect(await exited).toBe(1);
+    expect(record(join(dir, 'records'))).toMatchObject({ pid: expect.any(Number), exitCode: 4 });
+  });
+
+  test('a length past any request is refused at once, not buffered toward', () => {
+    const r = spawnSync(NATIVE!, [], { input: Buffer.from([0xff, 0xff, 0xff, 0xff, 1, 2, 3]), encoding: 'utf8', timeout: 10_000 });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('malformed frame');
+  });
+
+  test('once its engine is gone it lets go of the engine\'s output pipes, while its commands still run', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-fork-'));
+    const child = spawn(NATIVE!, [], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let replies = '';
+    child.stdout.on('data', (d: Buffer) => { replies += d.toString(); });
+    child.stdin.write(frame(requestFields(dir, 'sleep 1; exit 0')));
+    for (let i = 0; i < 100 && !/^S /m.test(replies); i++) await new Promise((r) => setTimeout(r, 10));
+    const pid = Number(/^S 1 (\d+)$/m.exec(replies)?.[1]);
+    const ended = new Promise<void>((r) => { let n = 0; const one = () => { if (++n === 2) r(); }; child.stdout.on('end', one); child.stderr.on('end', one); });
+    child.stdin.end();
+    await ended;
+    expect(existsSync(`/proc/${pid}`)).toBe(true); // the command still runs: only the pipes were let go
+    await new Promise<void>((r) => child.on('exit', () => r()));
+    expect(record(join(dir, 'records'))).toMatchObject({ pid, exitCode: 0 });
   });
 
   test('is the parent of the commands it starts', async () => {

@@ -43,6 +43,8 @@ export class ForkServer {
   private seq = 0;
   private buf = '';
   private readonly inflight = new Map<string, ForkHandlers>();
+  /** Helpers ended by close(). */
+  private readonly closing = new Set<ChildProcess>();
 
   /** `native`: the helper's executable (none: unavailable, steps are spawned from Node). */
   constructor(private readonly opts: { native?: string } = {}) {
@@ -68,8 +70,15 @@ export class ForkServer {
 
   /** Ends the helper (tests; a process that exits needs nothing: the helper sees end of input). */
   close(): void {
-    this.child?.stdin?.end();
+    const child = this.child;
+    if (!child) return;
+    this.closing.add(child);
+    child.stdin?.end();
     this.child = undefined;
+    // The helper finishes and records what it started; its replies will not be read: recover from records.
+    const lost = [...this.inflight.values()];
+    this.inflight.clear();
+    for (const h of lost) h.lost(true);
   }
 
   private launch(): ChildProcess {
@@ -82,7 +91,8 @@ export class ForkServer {
     child.stdout!.setEncoding('utf8');
     child.stdout!.on('data', (d: string) => this.onData(d));
     child.on('error', () => this.onGone(child));
-    child.on('exit', () => this.onGone(child));
+    // 'close', not 'exit': replies still buffered in its stdout are read first.
+    child.on('close', () => this.onGone(child));
     this.refWhileBusy();
     return child;
   }
@@ -110,6 +120,7 @@ export class ForkServer {
 
   /** The helper ended (or never started): in-flight requests are lost. One that never came up means unavailable. */
   private onGone(child: ChildProcess): void {
+    if (this.closing.delete(child)) return; // ended on purpose: neither a crash nor a restart
     if (this.child !== child && this.child !== undefined) return;
     this.child = undefined;
     this.buf = '';

@@ -40,7 +40,7 @@ export class LocalRunControls implements RunControls {
     return req;
   }
 
-  /** Polled by every driver loop turn: a synchronous existence check first, the listing only when needed. */
+  /** Read whenever a driver is woken: a synchronous existence check first, the listing only when needed. */
   async pending(key: RunKey): Promise<ControlRequest[]> {
     const dir = this.dir(key);
     if (!existsSync(dir)) return [];

@@ -3,7 +3,8 @@
  * `controls/` directory, for control requests. Both are written atomically (a rename into place), so one
  * event arrives per request, whichever process wrote it. The driver's own status writes in the same
  * directory are not wake-ups (filtered by name). Where no notification can be had (the user's inotify
- * instances used up: EMFILE), the run is woken every FALLBACK_MS instead, to look for itself.
+ * instances used up: EMFILE, or its watches: ENOSPC; a watcher that fails later), the run is woken every
+ * FALLBACK_MS instead, to look for itself.
  */
 import { watch, mkdirSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
@@ -30,14 +31,15 @@ export class LocalRunEvents implements RunEvents {
     const dir = this.layout.runPaths(key).dir;
     const watchers: FSWatcher[] = [];
     let fallback: NodeJS.Timeout | undefined;
+    // Not watchable (no inotify instance or watch left, the run is gone): look periodically instead.
+    const poll = (): void => { fallback ??= setInterval(wake, FALLBACK_MS).unref(); };
     const add = (path: string, relevant: (name: string | null) => boolean): void => {
       try {
         const w = this.watchFn(path, { persistent: false }, (_event, name) => { if (relevant(name)) wake(); });
-        w.on('error', () => w.close());
+        w.on('error', () => { w.close(); poll(); });
         watchers.push(w);
       } catch {
-        // Not watchable (no inotify instance left, the run is gone): look periodically instead.
-        fallback ??= setInterval(wake, FALLBACK_MS).unref();
+        poll();
       }
     };
     add(dir, (name) => name === STOP_FILE || name === null);

@@ -1,11 +1,12 @@
 /**
  * Ownership on local disk: a pid lock, `<runDir>/owner`, holding the owner's pid, the process's start
  * time (a pid reused after a crash is not the owner), its host and a random per-start instance id (a
- * restarted container can get the same pid). Created with O_EXCL; an owner that is gone is replaced
- * under a `owner.takeover` directory (mkdir is atomic), so two processes taking over the same run
- * cannot both win. An owner on another host is never presumed gone.
+ * restarted container can get the same pid). Written whole to a temporary file, then linked into place
+ * (link(2) fails when the lock exists: no reader ever sees it half-written); an owner that is gone is
+ * replaced under a `owner.takeover` directory (mkdir is atomic), so two processes taking over the same
+ * run cannot both win. An owner on another host is never presumed gone.
  */
-import { mkdirSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { OwnerState, Ownership } from '../../../core/ports/ownership.js';
 import type { RunKey } from '../../../core/ports/run-store.js';
@@ -35,12 +36,15 @@ export class LocalOwnership implements Ownership {
 
   async acquire(key: RunKey): Promise<boolean> {
     const file = this.file(key);
-    if (this.create(file)) return true;
-    const owner = this.read(file);
-    const state = this.stateOf(owner);
-    if (state === 'mine') return true;
-    if (state === 'live') return false;
-    return this.takeOver(file, owner);
+    for (let tries = 0; tries < 3; tries++) {
+      if (this.create(file)) return true;
+      const owner = this.read(file);
+      if (owner === undefined) continue; // released meanwhile: create again
+      const state = this.stateOf(owner);
+      if (state !== 'gone') return state === 'mine';
+      return this.takeOver(file, owner);
+    }
+    return false;
   }
 
   async release(key: RunKey): Promise<void> {
@@ -68,14 +72,18 @@ export class LocalOwnership implements Ownership {
     return JSON.stringify({ ...this.opts.self, since: new Date(now).toISOString() } satisfies OwnerRecord);
   }
 
-  /** The lock itself: true when this call created it. */
+  /** The lock itself: true when this call created it (whole: written aside, then linked into place). */
   private create(file: string): boolean {
+    const tmp = `${file}.${this.opts.self.instance}.tmp`;
+    writeFileSync(tmp, this.record());
     try {
-      writeFileSync(file, this.record(), { flag: 'wx' });
+      linkSync(tmp, file);
       return true;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
       throw e;
+    } finally {
+      try { unlinkSync(tmp); } catch { /* gone already */ }
     }
   }
 
@@ -87,7 +95,7 @@ export class LocalOwnership implements Ownership {
       const o = JSON.parse(text) as Partial<OwnerRecord>;
       return typeof o.pid === 'number' && typeof o.host === 'string' && typeof o.instance === 'string' ? o as OwnerRecord : 'broken';
     } catch {
-      return 'broken'; // a write cut short by a crash
+      return 'broken'; // damaged (records are linked in whole): nobody can be shown to hold it
     }
   }
 
@@ -124,8 +132,9 @@ export class LocalOwnership implements Ownership {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
-    const age = (this.opts.now?.() ?? Date.now()) - statSync(dir, { throwIfNoEntry: false })!.mtimeMs;
-    if (age > STALE_TAKEOVER_MS) { try { rmdirSync(dir); } catch { /* another cleared it */ } }
+    const since = statSync(dir, { throwIfNoEntry: false })?.mtimeMs;
+    if (since === undefined) return false; // the other taker just finished
+    if ((this.opts.now?.() ?? Date.now()) - since > STALE_TAKEOVER_MS) { try { rmdirSync(dir); } catch { /* another cleared it */ } }
     return false;
   }
 }

@@ -7,7 +7,7 @@
  *   a per-key mutex serialises compare-and-swap; the check always reads the version from the file
  *   itself (its first 128 bytes), so a write by another process is never missed.
  * - requestStop (e.g. CLI `svc stop` in another process) never touches status.json: it writes its
- *   own `stop` marker, which the driver polls with isStopRequested.
+ *   own `stop` marker, which the driver reads with isStopRequested when RunEvents wakes it.
  * - Every file is replaced by rename (writeFileAtomic), so readers in any process see whole files.
  * Two processes updating the same run's status at the same instant could both pass the check; the
  * single-driver rule above excludes that, exactly as the Kubernetes backend relies on one operator.
@@ -238,7 +238,7 @@ export class LocalRunStore implements RunStore {
     await rm(this.layout.runPaths(key).stop, { force: true });
   }
 
-  /** Polled by every driver loop: a synchronous existence check, no thread-pool round trip. */
+  /** Read whenever a driver is woken: a synchronous existence check, no thread-pool round trip. */
   async isStopRequested(key: RunKey): Promise<boolean> {
     return existsSync(this.layout.runPaths(key).stop);
   }
