@@ -1,7 +1,7 @@
 import type { CommandRunner, DagSource, EngineLogger, SecretProvider, UserFiles } from '../core/ports/engine-ports.js';
 import type { LogStore } from '../core/ports/log-store.js';
 import type { Clock, IdGen } from '../core/ports/clock.js';
-import type { StepExecutor } from '../core/ports/executor.js';
+import type { Launcher } from '../core/ports/executor.js';
 import type { RunStore } from '../core/ports/run-store.js';
 import type { RunControls } from '../core/ports/run-controls.js';
 import type { RunEvents } from '../core/ports/run-events.js';
@@ -14,7 +14,7 @@ export interface EngineDeps {
   logs: LogStore;
   files: UserFiles;
   /** Executors by step type; `shell` is required. */
-  executors: Partial<Record<string, StepExecutor>>;
+  launchers: Partial<Record<string, Launcher>>;
   commands: CommandRunner;
   secrets: SecretProvider;
   dags: DagSource;

@@ -3,12 +3,13 @@
  * step as waiting; decide() then moves the run to waiting (7) and fires the wait handler. The decision
  * arrives later as an approve or reject observation (RunControls), never through this executor.
  */
-import type { RunningExec, StepExecutor } from '../core/ports/executor.js';
+import type { Launcher, RunningExec } from '../core/ports/executor.js';
 
 const waiting = (): RunningExec => ({ result: Promise.resolve({ exitCode: 0, waiting: true }), signal: () => undefined });
 
-export const hitlExecutor: StepExecutor = {
-  start: waiting,
-  /** After a crash the gate simply waits again: there is no process to adopt. */
-  adopt: async () => waiting(),
+/** After a crash the gate simply waits again: there is no process to adopt, nothing to record. */
+export const hitlExecutor: Launcher = {
+  recordsStarts: false,
+  begun: () => false,
+  ensure: async () => waiting(),
 };

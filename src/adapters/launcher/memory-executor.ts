@@ -3,7 +3,7 @@
  * script the test gives (by step name), or is held until the test finishes it. Executions it has
  * started outlive a driver (as processes outlive a crashed engine), so a new driver adopts them.
  */
-import type { ExecRequest, RunningExec, StepExecutor } from '../../core/ports/executor.js';
+import type { ExecRequest, Launcher, RunningExec } from '../../core/ports/executor.js';
 import { execName } from '../../core/naming.js';
 import type { ExecResult } from '../../core/run/state.js';
 
@@ -17,7 +17,8 @@ interface Live {
   ended: boolean;
 }
 
-export class MemoryExecutor implements StepExecutor {
+export class MemoryExecutor implements Launcher {
+  readonly recordsStarts = true;
   private readonly live = new Map<string, Live>();
   /** Every start, by execution name, in order (a start that happened twice shows twice). */
   readonly starts: string[] = [];
@@ -36,7 +37,11 @@ export class MemoryExecutor implements StepExecutor {
     return this.attach(live);
   }
 
-  started(req: ExecRequest): boolean {
+  async ensure(req: ExecRequest, opts: { fresh: boolean }): Promise<RunningExec | undefined> {
+    return !opts.fresh && this.begun(req) ? this.adopt(req) : this.start(req);
+  }
+
+  begun(req: ExecRequest): boolean {
     return this.live.has(execName(req.identity));
   }
 

@@ -39,18 +39,20 @@ export interface RunningExec {
   signal(signal: string): void;
 }
 
-/** Runs one execution of a step of a given type. Each step type has one (runtime/). */
-export interface StepExecutor {
-  start(req: ExecRequest): RunningExec;
-  /**
-   * For executors that record every execution before its command runs (the process launcher's exec records): whether this
-   * one has begun. The engine then adopts it instead of starting it, whatever the saved status says, and
-   * may start executions before the state that asked for them is saved (a crash cannot run one twice).
-   */
-  started?(req: ExecRequest): boolean;
-  /**
-   * Re-attaches to an execution started by a previous process (after a crash). Returns undefined
-   * when nothing of it is left to adopt (the caller then treats it as interrupted).
-   */
-  adopt?(req: ExecRequest): Promise<RunningExec | undefined>;
+/**
+ * Runs executions of steps where steps run (local processes; Pods later), by identity. Each step type
+ * has one (runtime/). One conformance suite (ports/conformance/launcher.ts) runs against every adapter.
+ * - ensure is idempotent: an execution that has begun (in this process or one before it) is adopted and
+ *   never started twice; one that has not is started. It reports the end through `result`. It resolves
+ *   to undefined when the execution began but nothing of it is left to adopt (the caller then reports
+ *   it interrupted). `fresh`: the caller knows nothing of this execution can have begun (the run's first
+ *   driver starting a new execution), so the launcher need not look.
+ * - recordsStarts: every start is recorded before it runs, so begun() can be trusted: the engine then
+ *   adopts what began whatever the saved status says, and may start an execution before the state that
+ *   asked for it is saved (a crash cannot run it twice). Launchers without records (hitl) say false.
+ */
+export interface Launcher {
+  readonly recordsStarts: boolean;
+  begun(req: ExecRequest): boolean;
+  ensure(req: ExecRequest, opts: { fresh: boolean }): Promise<RunningExec | undefined>;
 }

@@ -3,7 +3,7 @@ import type { Effect, ExecRef, ExecResult, Observation } from '../../core/run/st
 import { execKey, findNode, stepOf } from '../../core/run/state.js';
 import { runStatusLabel } from '../../core/run/status.js';
 import { outputMatches } from '../../core/run/policy.js';
-import { INTERRUPTED, type RunningExec, type StepExecutor } from '../../core/ports/executor.js';
+import { INTERRUPTED, type Launcher, type RunningExec } from '../../core/ports/executor.js';
 import type { DagRunResource } from '../../core/resources.js';
 import type { NodeState } from '../../core/run/state.js';
 import type { StepDefinition } from '../../core/spec/types.js';
@@ -56,7 +56,7 @@ export class EffectApplier {
 
   /**
    * Whether these effects need the state that asked for them saved first. Not for signals, checks
-   * that are safe to repeat, or executions whose executor records their start (StepExecutor.started).
+   * that are safe to repeat, or executions whose launcher records their start (Launcher.recordsStarts).
    */
   needsDurableState(effects: Effect[]): boolean {
     return effects.some((e) => {
@@ -64,7 +64,7 @@ export class EffectApplier {
       if (e.kind !== 'exec') return true;
       const node = findNode(this.run.spec.definition, this.run.status.run, e.exec.node);
       const step = node && stepOf(this.run.spec.definition, node);
-      return !step || !!step.call || !this.deps.executors[step.type]?.started;
+      return !step || !!step.call || !this.deps.launchers[step.type]?.recordsStarts;
     });
   }
 
@@ -113,11 +113,12 @@ export class EffectApplier {
     if (!node || !step) throw new Error(`unknown step ${exec.node}`);
     const extra = node.handler === 'wait' ? [waitingStepsEnv(this.run)] : node.handler ? [{ name: 'DAG_RUN_STATUS', value: this.run.status.run.outcome === undefined ? '' : runStatusLabel(this.run.status.run.outcome) }] : [];
     const built = await buildRequest({ deps: this.deps, run: this.run, ctx: this.ctx }, { node, step, exec }, extra);
-    const executor = step.call ? undefined : this.executorFor(step);
-    // Executors that record their starts know whether this one began (after a crash the saved status may
+    const launcher = step.call ? undefined : this.launcherFor(step);
+    // Launchers that record their starts know whether this one began (after a crash the saved status may
     // lag either way); for the others, an execution being adopted is one that began. A run this driver
-    // started itself has no earlier starts to find.
-    const began = executor?.started && (adopting || this.resumed) ? executor.started(built.req) : adopting;
+    // started itself has no earlier starts to find (fresh).
+    const fresh = !adopting && !this.resumed;
+    const began = launcher?.recordsStarts && !fresh ? launcher.begun(built.req) : adopting;
     if (!began && step.preconditions.length > 0) {
       const pre = await checkPreconditions(step.preconditions, this.condEnv(built));
       if (!pre.met) return { exitCode: 0, skipped: true, error: pre.error ?? 'preconditions not met' };
@@ -126,7 +127,7 @@ export class EffectApplier {
       const env = { deps: this.deps, parent: this.run, ctx: this.ctx, push: this.push, drive: this.drive, setLive: (r: RunningExec) => this.attachLive(exec, r) };
       return runSubDag(env, { node, step, exec, built });
     }
-    const running = began ? await executor!.adopt?.(built.req) : executor!.start(built.req);
+    const running = await launcher!.ensure(built.req, { fresh: !began });
     if (!running) return { exitCode: 1, error: INTERRUPTED };
     this.attachLive(exec, running);
     const result = await running.result;
@@ -140,10 +141,10 @@ export class EffectApplier {
     if (pending) running.signal(pending);
   }
 
-  private executorFor(step: StepDefinition): StepExecutor {
-    const executor = this.deps.executors[step.type];
-    if (!executor) throw new Error(`step type "${step.type}" is not supported by this backend`);
-    return executor;
+  private launcherFor(step: StepDefinition): Launcher {
+    const launcher = this.deps.launchers[step.type];
+    if (!launcher) throw new Error(`step type "${step.type}" is not supported by this backend`);
+    return launcher;
   }
 
   /** continueOn.output scans the stdout log; repeatPolicy's condition is evaluated after each run. */

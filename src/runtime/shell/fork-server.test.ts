@@ -384,11 +384,11 @@ describe.each(modes)('ProcessExecutor (%s)', (_mode, make) => {
   test('an execution whose records exist is adopted, never run a second time', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
     const req = execRequest(dir, 'echo ran >> count.txt; sleep 0.4; exit 5', { capture: false });
-    expect(executor.started(req)).toBe(false);
+    expect(executor.begun(req)).toBe(false);
     const first = executor.start(req);
     await runningPid(join(dir, 'records'));
     // A restarted engine whose saved status lags behind sees it has begun, and adopts it.
-    expect(executor.started(req)).toBe(true);
+    expect(executor.begun(req)).toBe(true);
     const again = await executor.adopt(req);
     await expect(again!.result).resolves.toMatchObject({ exitCode: 5 });
     await expect(first.result).resolves.toMatchObject({ exitCode: 5 });

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { ExecRequest, RunningExec, StepExecutor } from '../../core/ports/executor.js';
+import type { ExecRequest, Launcher, RunningExec } from '../../core/ports/executor.js';
 import { localRequest, type LocalLayout, type LocalRequest } from './local.js';
 import type { ExecResult } from '../../core/run/state.js';
 import { commandArgvs } from './argv.js';
@@ -28,13 +28,18 @@ export interface ProcessExecutorOptions {
   forkServer?: ForkServer;
 }
 
-export class ProcessExecutor implements StepExecutor {
+export class ProcessExecutor implements Launcher {
+  readonly recordsStarts = true;
   constructor(private readonly opts: ProcessExecutorOptions) {}
 
   private readonly recorded = new RecordKeys();
 
+  async ensure(req: ExecRequest, opts: { fresh: boolean }): Promise<RunningExec | undefined> {
+    return !opts.fresh && this.begun(req) ? this.adopt(req) : this.start(req);
+  }
+
   /** The exec record is written before the command runs (by the child itself under the fork server). */
-  started(req: ExecRequest): boolean {
+  begun(req: ExecRequest): boolean {
     const { recordFile, recordKey } = this.opts.layout(req);
     return this.recorded.has(recordFile, recordKey);
   }
