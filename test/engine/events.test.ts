@@ -76,6 +76,7 @@ describe('RunEvents wake the driver', () => {
     const before = wakes; // read first: the notification may arrive before push() resolves
     await new LocalRunControls({ dataDir: s.dataDir }).push(key, { type: 'reject', node: 'a' });
     await until(async () => wakes, (n) => n > before);
+    await new Promise((r) => setTimeout(r, 100)); // one request may notify more than once: let them all land
     off();
     const after = wakes;
     await new LocalRunControls({ dataDir: s.dataDir }).push(key, { type: 'reject', node: 'a' });
