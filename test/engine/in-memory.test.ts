@@ -95,6 +95,16 @@ describe('engine on in-memory adapters', () => {
     expect(statuses(final)).toEqual([NodeStatus.Aborted, NodeStatus.NotStarted]);
   });
 
+  test('a run stopped right after its start, before its driver began it, ends aborted with nothing run', async () => {
+    const w = world();
+    const runs = engine(w, 1);
+    const run = await create(runs, 'steps:\n  - name: a\n    command: x\n');
+    await runs.stop(keyOf(run));
+    const final = await runs.drive(keyOf(run));
+    expect(final.status.run.status).toBe(RunStatus.Aborted);
+    expect(w.executor.starts).toEqual([]);
+  });
+
   test('an approval wakes the driver and the run goes on', async () => {
     const w = world();
     const runs = engine(w, 1);

@@ -20,7 +20,7 @@ export type { AdmitOptions, DagCatalog, DagEntry, Launched, LaunchOptions, RunLa
 export interface RunsApi {
   /** NotFoundError when absent. */
   get(key: RunKey): Promise<DagRunResource>;
-  /** DomainError not_running when the run is not active. */
+  /** DomainError not_running when the run is neither running nor just started (queued, finished). */
   stop(key: RunKey): Promise<void>;
 }
 

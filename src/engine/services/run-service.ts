@@ -5,7 +5,7 @@ import type { RunKey } from '../../core/ports/run-store.js';
 import type { DagRunResource, RunTrigger } from '../../core/resources.js';
 import { isValidRunId } from '../../core/resources.js';
 import { BadRequestError, DomainError, NotFoundError } from '../../core/errors.js';
-import { isRunActive, isRunTerminal } from '../../core/run/status.js';
+import { RunStatus, isRunActive, isRunTerminal } from '../../core/run/status.js';
 import type { EngineDeps } from '../deps.js';
 import { RunDriver } from '../run/driver.js';
 import { newRunResource } from '../run/run-factory.js';
@@ -90,9 +90,15 @@ export class RunService implements RunsApi {
     return run;
   }
 
+  /**
+   * A running run, or one started but not yet begun (status 0, between its start and its driver's first
+   * save: a start answered by the API is a run the caller may stop at once). Queued runs leave their
+   * queue by dequeue instead.
+   */
   async stop(key: RunKey): Promise<void> {
     const run = await this.get(key);
-    if (!isRunActive(run.status.run.status)) throw new DomainError('not_running', `dag-run ${run.spec.dagRunId} is not running`);
+    const s = run.status.run.status;
+    if (!isRunActive(s) && s !== RunStatus.NotStarted) throw new DomainError('not_running', `dag-run ${run.spec.dagRunId} is not running`);
     await this.deps.store.requestStop(runKeyOf(run));
   }
 
