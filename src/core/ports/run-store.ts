@@ -7,6 +7,9 @@ export interface RunKey {
 
 export const runKeyOf = (run: DagRunResource): RunKey => ({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId });
 
+/** A run key as one string, for maps and messages (`/` is in neither a valid DAG name nor a run id). */
+export const runKeyText = (k: RunKey): string => `${k.dagName}/${k.dagRunId}`;
+
 export interface RunListFilter {
   dagName?: string;
   /** Only root runs (no parent). */

@@ -15,7 +15,7 @@ import { dagNameProblem } from '../../core/spec/names.js';
 import type { EngineDeps } from '../deps.js';
 import type { AdmitOptions, Launched, RunLauncher } from './launcher.js';
 import type { RunService } from './run-service.js';
-import { runKeyOf } from '../../core/ports/run-store.js';
+import { runKeyOf, runKeyText } from '../../core/ports/run-store.js';
 
 
 export interface RunCounts {
@@ -26,7 +26,6 @@ export interface RunCounts {
 /** A not-started run nobody claimed for this long was accepted by a process that died before driving it. */
 const UNCLAIMED_MS = 10_000;
 
-const keyText = (k: RunKey): string => `${k.dagName}/${k.dagRunId}`;
 const launched = (run: DagRunResource): Launched => ({ dagRunId: run.spec.dagRunId, dagName: run.spec.dagName });
 
 export class LaunchService implements RunLauncher {
@@ -50,7 +49,7 @@ export class LaunchService implements RunLauncher {
 
   /** Drives an existing run in the background (queue processor, retry, takeover); once per run. */
   drive(key: RunKey, how: 'drive' | 'resume' = 'drive'): void {
-    const k = keyText(key);
+    const k = runKeyText(key);
     if (this.inflight.has(k) || this.closed) return;
     const p = (how === 'resume' ? this.runs.resume(key) : this.runs.drive(key)).then(
       () => { this.failures.delete(k); },
@@ -64,7 +63,7 @@ export class LaunchService implements RunLauncher {
    * with a growing delay (5 s, 10 s, ... up to 5 tries), so it does not stay running until a restart.
    */
   private retryLater(key: RunKey, e: unknown): void {
-    const k = keyText(key);
+    const k = runKeyText(key);
     const tries = (this.failures.get(k) ?? 0) + 1;
     this.failures.set(k, tries);
     const error = e instanceof Error ? e.message : String(e);
@@ -74,7 +73,7 @@ export class LaunchService implements RunLauncher {
   }
 
   isDriving(key: RunKey): boolean {
-    return this.inflight.has(keyText(key));
+    return this.inflight.has(runKeyText(key));
   }
 
   /** Active (not started, running, waiting) and queued runs of a DAG name, from the store. */

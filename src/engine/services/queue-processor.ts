@@ -15,7 +15,7 @@ import { RunStatus, isRunTerminal } from '../../core/run/status.js';
 import type { EngineDeps } from '../deps.js';
 import { ConflictError } from '../../core/errors.js';
 import type { LaunchService } from './launch-service.js';
-import { runKeyOf } from '../../core/ports/run-store.js';
+import { runKeyOf, runKeyText } from '../../core/ports/run-store.js';
 
 export interface QueueConfig {
   name: string;
@@ -39,7 +39,6 @@ export interface QueueSnapshot {
   queued: RunKey[];
 }
 
-const keyText = (k: RunKey): string => `${k.dagName}/${k.dagRunId}`;
 
 export class QueueProcessor {
   private readonly entries = new Map<string, Entry>();
@@ -75,7 +74,7 @@ export class QueueProcessor {
 
   /** Every saved or created run: keeps the index and re-plans when a slot may have opened. */
   observe(run: DagRunResource): void {
-    const k = keyText(runKeyOf(run));
+    const k = runKeyText(runKeyOf(run));
     const status = run.status.run.status;
     if (isRunTerminal(status)) {
       if (this.entries.delete(k)) this.wake();
@@ -113,7 +112,7 @@ export class QueueProcessor {
     const listedGen = this.gen++;
     const runs = (await this.deps.store.list()).filter((r) => !isRunTerminal(r.status.run.status));
     for (const r of runs) {
-      const k = keyText(runKeyOf(r));
+      const k = runKeyText(runKeyOf(r));
       const had = this.entries.get(k);
       // A run claimed here but not being driven (its driver failed before starting it) is queued again.
       const claimedAndDriven = had && !had.queued && this.launcher.isDriving(runKeyOf(r));
@@ -157,7 +156,7 @@ export class QueueProcessor {
    * (a dequeue that came first makes it conflict; one that comes later finds it no longer queued).
    */
   private async claim(e: Entry): Promise<boolean> {
-    const k = keyText(e.key);
+    const k = runKeyText(e.key);
     const run = await this.deps.store.get(e.key);
     if (!run || run.status.run.status !== RunStatus.Queued) {
       if (!run || isRunTerminal(run.status.run.status)) this.entries.delete(k);

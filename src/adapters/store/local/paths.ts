@@ -84,4 +84,4 @@ export class Layout {
   }
 }
 
-export const cacheKey = (key: RunKey): string => `${key.dagName}/${key.dagRunId}`;
+export { runKeyText as cacheKey } from '../../../core/ports/run-store.js';

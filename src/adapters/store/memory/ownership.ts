@@ -1,8 +1,7 @@
 /** Ownership in memory, for engine unit tests: owners are names; a test declares an owner gone. */
 import type { OwnerState, Ownership } from '../../../core/ports/ownership.js';
-import type { RunKey } from '../../../core/ports/run-store.js';
+import { runKeyText, type RunKey } from '../../../core/ports/run-store.js';
 
-const keyOf = (k: RunKey): string => `${k.dagName}\0${k.dagRunId}`;
 
 /** The owners' table, shared by the "processes" of one test. */
 export class MemoryOwners {
@@ -12,7 +11,7 @@ export class MemoryOwners {
   /** One process's view. */
   as(me: string): Ownership {
     const stateOf = (key: RunKey): OwnerState => {
-      const o = this.owners.get(keyOf(key));
+      const o = this.owners.get(runKeyText(key));
       if (o === undefined) return 'none';
       if (o === me) return 'mine';
       return this.dead.has(o) ? 'gone' : 'live';
@@ -21,12 +20,12 @@ export class MemoryOwners {
       acquire: async (key) => {
         const s = stateOf(key);
         if (s === 'live') return false;
-        this.owners.set(keyOf(key), me);
+        this.owners.set(runKeyText(key), me);
         return true;
       },
-      release: async (key) => { if (stateOf(key) === 'mine') this.owners.delete(keyOf(key)); },
+      release: async (key) => { if (stateOf(key) === 'mine') this.owners.delete(runKeyText(key)); },
       state: async (key) => stateOf(key),
-      holder: async (key) => this.owners.get(keyOf(key)),
+      holder: async (key) => this.owners.get(runKeyText(key)),
     };
   }
 }

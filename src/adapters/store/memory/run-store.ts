@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { AlreadyExistsError, BadRequestError, ConflictError, NotFoundError } from '../../../core/errors.js';
 import type { Clock } from '../../../core/ports/clock.js';
-import { runKeyOf, type RunKey, type RunListFilter, type RunStore } from '../../../core/ports/run-store.js';
+import { runKeyOf, runKeyText, type RunKey, type RunListFilter, type RunStore } from '../../../core/ports/run-store.js';
 import { isSafeDagName, isValidRunId, type DagRunResource, type DagRunStatus } from '../../../core/resources.js';
 
 interface Entry {
@@ -15,12 +15,11 @@ interface Entry {
   stop: boolean;
 }
 
-const keyOf = (k: RunKey): string => `${k.dagName}\0${k.dagRunId}`;
 
 function check(k: RunKey): string {
   if (!isSafeDagName(k.dagName)) throw new BadRequestError(`invalid DAG name ${JSON.stringify(k.dagName)}`, { dagName: k.dagName });
   if (!isValidRunId(k.dagRunId)) throw new BadRequestError(`invalid dag-run id ${JSON.stringify(k.dagRunId)}`, { dagRunId: k.dagRunId });
-  return keyOf(k);
+  return runKeyText(k);
 }
 
 /** Newest first: creationTimestamp, then run id, both descending. */
