@@ -10,5 +10,5 @@ export function consoleLogger(level: string, write: (line: string) => void = (l)
     const kv = fields ? Object.entries(fields).map(([k, v]) => ` ${k}=${JSON.stringify(v)}`).join('') : '';
     write(`${new Date().toISOString()} ${lvl.toUpperCase()} ${msg}${kv}\n`);
   };
-  return { info: emit('info'), warn: emit('warn'), error: emit('error') };
+  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 }

@@ -16,6 +16,7 @@ export function jsonLogger(level: LogLevel, write: (line: string) => void = (l) 
     formatters: { level: (label) => ({ level: label }) },
   }, { write });
   return {
+    debug: (msg, fields) => log.debug(fields ?? {}, msg),
     info: (msg, fields) => log.info(fields ?? {}, msg),
     warn: (msg, fields) => log.warn(fields ?? {}, msg),
     error: (msg, fields) => log.error(fields ?? {}, msg),

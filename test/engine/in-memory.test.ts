@@ -25,14 +25,14 @@ import { hitlExecutor } from '../../src/runtime/hitl.js';
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** One engine "process" over shared in-memory state; `pid` tells drivers apart (a crashed one is dead). */
-function engine(shared: Shared, pid: number): RunService {
+function engine(shared: Shared, pid: number, log: EngineDeps['log'] = quiet): RunService {
   const deps: EngineDeps = {
     store: shared.store, logs: shared.logs, files: { read: async () => undefined },
     launchers: { shell: shared.executor, hitl: hitlExecutor }, controls: shared.requests, events: shared.requests,
     commands: { run: async () => ({ exitCode: 0, stdout: '' }) },
     secrets: { resolve: async () => { throw new Error('no secrets here'); } },
     dags: { find: async () => undefined },
-    clock: { now: () => Date.now() }, ids: { next: () => `id${(shared.ids++).toString().padStart(6, '0')}` }, log: quiet,
+    clock: { now: () => Date.now() }, ids: { next: () => `id${(shared.ids++).toString().padStart(6, '0')}` }, log,
     systemEnv: { PATH: '/usr/bin:/bin' }, cwd: '/nonexistent', defaultShell: ['/bin/sh'], statusIntervalMs: 0, resyncMs: 3_600_000,
     ownership: shared.owners.as(`engine-${pid}`),
   };
@@ -81,6 +81,18 @@ describe('engine on in-memory adapters', () => {
     expect(log?.content).toMatch(/run running[\s\S]*step a succeeded[\s\S]*step b succeeded[\s\S]*run succeeded/);
     expect(await w.logs.readOutputs(keyOf(run), run.status.attemptId)).toMatchObject({ outputs: { a: 'out-a' } });
     expect(w.logs.locate(execLog({ ...keyOf(run), attemptId: run.status.attemptId, node: 'a', attempt: 0 }, 'stdout', false))).toMatch(/^memory:/);
+  });
+
+  test('at debug level every execution is logged when requested and when it ends', async () => {
+    const w = world((req) => (req.identity.node === 'b' ? { exitCode: 2, error: 'exit status 2' } : { exitCode: 0 }));
+    const events: Array<[string, Record<string, unknown> | undefined]> = [];
+    const runs = engine(w, 1, { ...quiet, debug: (msg, fields) => { events.push([msg, fields]); } });
+    const run = await create(runs, 'steps:\n  - name: a\n    command: x\n  - name: b\n    command: y\n');
+    await runs.drive(keyOf(run));
+    expect(events.map(([m, f]) => `${m} ${String(f?.step)} ${String(f?.exitCode ?? '')}`)).toEqual([
+      'Requested execution a ', 'Finished execution a 0', 'Requested execution b ', 'Finished execution b 2',
+    ]);
+    expect(events[0]![1]).toMatchObject({ dag: run.spec.dagName, dagRunId: run.spec.dagRunId, execution: 0, adopting: false });
   });
 
   test('a stop request wakes the driver: the held step is signalled and the run ends aborted', async () => {

@@ -36,6 +36,8 @@ export interface DagSource {
 }
 
 export interface EngineLogger {
+  /** Per-execution detail (SVC_LOG_LEVEL=debug); a logger that keeps none may leave it out. */
+  debug?(msg: string, fields?: Record<string, unknown>): void;
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;

@@ -95,6 +95,8 @@ export class EffectApplier {
 
   private async execute(exec: ExecRef, adopting: boolean): Promise<void> {
     const key = execKey(exec);
+    const fields = { dag: this.run.spec.dagName, dagRunId: this.run.spec.dagRunId, step: exec.node, execution: exec.attempt, ...(exec.item !== undefined ? { item: exec.item } : {}) };
+    this.deps.log.debug?.('Requested execution', { ...fields, adopting });
     let result: ExecResult;
     try {
       result = await this.runExec(exec, adopting);
@@ -104,6 +106,7 @@ export class EffectApplier {
       this.live.delete(key);
       this.pendingSignals.delete(key);
     }
+    this.deps.log.debug?.('Finished execution', { ...fields, exitCode: result.exitCode, ...(result.error ? { error: result.error } : {}) });
     this.push({ type: 'execFinished', exec, result });
   }
 
