@@ -14,7 +14,7 @@ import type { EngineDeps } from '../engine/deps.js';
 import { ProcessExecutor } from '../runtime/shell/process.js';
 import { ForkServer } from '../runtime/shell/fork-server.js';
 import { nativeForkServer } from '../runtime/shell/native.js';
-import { hitlExecutor } from '../runtime/hitl.js';
+import { hitlLauncher } from '../runtime/hitl.js';
 import { LocalRunControls } from '../adapters/store/local/controls.js';
 import { LocalRunEvents } from '../adapters/store/local/events.js';
 import { ShellCommandRunner } from '../runtime/commands/shell-runner.js';
@@ -37,7 +37,7 @@ export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<Engi
   const shell = new ProcessExecutor({ layout: (req) => logs.execFiles(req.identity, req.merged), ...(forkServer ? { forkServer } : {}) });
   const clock = { now: () => Date.now() };
   return {
-    store, logs, files: { read: readUserFile }, launchers: { shell, hitl: hitlExecutor, container: undefined },
+    store, logs, files: { read: readUserFile }, launchers: { shell, hitl: hitlLauncher, container: undefined },
     controls: new LocalRunControls({ dataDir: config.dataDir }), events: new LocalRunEvents({ dataDir: config.dataDir }),
     commands: new ShellCommandRunner(), secrets: new BuiltinSecretProvider(), dags: new FsDagSource(config.dagsDir),
     clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, cwd: process.cwd(), defaultShell: config.defaultShell,

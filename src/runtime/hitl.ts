@@ -8,7 +8,7 @@ import type { Launcher, RunningExec } from '../core/ports/executor.js';
 const waiting = (): RunningExec => ({ result: Promise.resolve({ exitCode: 0, waiting: true }), signal: () => undefined });
 
 /** After a crash the gate simply waits again: there is no process to adopt, nothing to record. */
-export const hitlExecutor: Launcher = {
+export const hitlLauncher: Launcher = {
   recordsStarts: false,
   begun: () => false,
   ensure: async () => waiting(),

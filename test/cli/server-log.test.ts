@@ -29,12 +29,18 @@ const HELLO = 'steps:\n  - name: a\n    command: echo hi\n';
 const live: ChildProcess[] = [];
 afterAll(() => { for (const p of live) p.kill('SIGKILL'); });
 
-test('SVC_LOG_LEVEL=info: every stderr line is a JSON event, from Started server to Stopped server', async () => {
-  const box = new Sandbox({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_LOG_LEVEL: 'info' });
+/** A server at that log level with the hello DAG, which it has run to its end. */
+async function servedHello(level: string) {
+  const box = new Sandbox({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_LOG_LEVEL: level });
   box.dag('hello', HELLO);
   const s = await serve(box);
   live.push(s.proc);
   await runHello(s);
+  return { box, s };
+}
+
+test('SVC_LOG_LEVEL=info: every stderr line is a JSON event, from Started server to Stopped server', async () => {
+  const { box, s } = await servedHello('info');
   await eventually(async () => events(s.stderr()).some((e) => e.msg === 'Finished dag-run'), 'the Finished dag-run event');
   s.proc.kill('SIGTERM');
   expect(await s.exited).toBe(0);
@@ -52,11 +58,7 @@ test('SVC_LOG_LEVEL=info: every stderr line is a JSON event, from Started server
 });
 
 test('SVC_LOG_LEVEL=warn leaves the info events out', async () => {
-  const box = new Sandbox({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_LOG_LEVEL: 'warn' });
-  box.dag('hello', HELLO);
-  const s = await serve(box);
-  live.push(s.proc);
-  await runHello(s);
+  const { s } = await servedHello('warn');
   s.proc.kill('SIGTERM');
   expect(await s.exited).toBe(0);
   expect(s.stderr()).toBe('');

@@ -35,14 +35,20 @@ async function until<T>(read: () => Promise<T | undefined>, ok: (v: T) => boolea
   throw new Error('condition not reached in 10 s');
 }
 
+/** Creates a run of the sandbox's DAG, drives it, and returns once its first step has `status`. */
+async function drivenUntil(s: ReturnType<typeof setup>, runs: RunService, status: NodeStatus) {
+  const run = await runs.create(await s.dag());
+  const key = { dagName: run.spec.dagName, dagRunId: run.spec.dagRunId };
+  const done = runs.drive(key);
+  const other = new LocalRunStore({ dataDir: s.dataDir });
+  await until(() => other.get(key), (r) => r.status.run.nodes[0]?.status === status);
+  return { key, done, other };
+}
+
 describe('RunEvents wake the driver', () => {
   test('a stop request recorded by another store instance stops a run at once', async () => {
     const s = setup('steps:\n  - name: long\n    command: sleep 30\n  - name: after\n    command: "true"\n');
-    const run = await s.runs.create(await s.dag());
-    const key = { dagName: run.spec.dagName, dagRunId: run.spec.dagRunId };
-    const done = s.runs.drive(key);
-    const other = new LocalRunStore({ dataDir: s.dataDir });
-    await until(() => other.get(key), (r) => r.status.run.nodes[0]?.status === NodeStatus.Running);
+    const { key, done, other } = await drivenUntil(s, s.runs, NodeStatus.Running);
     await other.requestStop(key);
     const final = await done;
     expect(final.status.run.status).toBe(RunStatus.Aborted);
@@ -51,11 +57,7 @@ describe('RunEvents wake the driver', () => {
 
   test('an approval pushed by another process is applied at once', async () => {
     const s = setup('steps:\n  - name: gate\n    type: hitl\n  - name: after\n    command: echo approved\n    depends: [gate]\n');
-    const run = await s.runs.create(await s.dag());
-    const key = { dagName: run.spec.dagName, dagRunId: run.spec.dagRunId };
-    const done = s.runs.drive(key);
-    const other = new LocalRunStore({ dataDir: s.dataDir });
-    await until(() => other.get(key), (r) => r.status.run.nodes[0]?.status === NodeStatus.Waiting);
+    const { key, done } = await drivenUntil(s, s.runs, NodeStatus.Waiting);
     await new LocalRunControls({ dataDir: s.dataDir }).push(key, { type: 'approve', node: 'gate', inputs: {} });
     const final = await done;
     expect(final.status.run.status).toBe(RunStatus.Succeeded);
@@ -89,11 +91,7 @@ describe('RunEvents wake the driver', () => {
     const emfile = () => { throw Object.assign(new Error('EMFILE: too many open files, watch'), { code: 'EMFILE' }); };
     const deps = { ...embeddedDeps(loadConfig({ PATH: process.env.PATH, HOME: s.dir, SVC_DATA_DIR: s.dataDir }), quiet), resyncMs: 3_600_000 };
     const runs = new RunService({ ...deps, events: new LocalRunEvents({ dataDir: s.dataDir, watch: emfile }) });
-    const run = await runs.create(await s.dag());
-    const key = { dagName: run.spec.dagName, dagRunId: run.spec.dagRunId };
-    const done = runs.drive(key);
-    const other = new LocalRunStore({ dataDir: s.dataDir });
-    await until(() => other.get(key), (r) => r.status.run.nodes[0]?.status === NodeStatus.Running);
+    const { key, done, other } = await drivenUntil(s, runs, NodeStatus.Running);
     await other.requestStop(key);
     expect((await done).status.run.status).toBe(RunStatus.Aborted);
   }, 20_000);

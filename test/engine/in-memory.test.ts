@@ -20,7 +20,7 @@ import { LaunchService } from '../../src/engine/services/launch-service.js';
 import { QueueProcessor } from '../../src/engine/services/queue-processor.js';
 import { RunControl } from '../../src/engine/services/run-control.js';
 import { RunWatcher } from '../../src/engine/services/run-watcher.js';
-import { hitlExecutor } from '../../src/runtime/hitl.js';
+import { hitlLauncher } from '../../src/runtime/hitl.js';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -28,7 +28,7 @@ const quiet = { info: () => undefined, warn: () => undefined, error: () => undef
 function engine(shared: Shared, pid: number, log: EngineDeps['log'] = quiet): RunService {
   const deps: EngineDeps = {
     store: shared.store, logs: shared.logs, files: { read: async () => undefined },
-    launchers: { shell: shared.executor, hitl: hitlExecutor }, controls: shared.requests, events: shared.requests,
+    launchers: { shell: shared.executor, hitl: hitlLauncher }, controls: shared.requests, events: shared.requests,
     commands: { run: async () => ({ exitCode: 0, stdout: '' }) },
     secrets: { resolve: async () => { throw new Error('no secrets here'); } },
     dags: { find: async () => undefined },
