@@ -54,8 +54,8 @@ describe('naming', () => {
     const base = execName(exec());
     expect(base).toMatch(/^etl-extract-[0-9a-z]{13}$/);
     expect(execName(exec())).toBe(base);
-    const others = [exec({ attempt: 1 }), exec({ item: 0 }), exec({ attemptId: 'a2' }), exec({ dagRunId: 'other' }), exec({ node: 'Extract' })].map(execName);
-    expect(new Set([base, ...others]).size).toBe(6);
+    const others = [exec({ attempt: 1 }), exec({ item: 0 }), exec({ attemptId: 'a2' }), exec({ dagRunId: 'other' }), exec({ node: 'Extract' }), exec({ probe: 'pre0-x' }), exec({ node: '', probe: 'pre0-x' })].map(execName);
+    expect(new Set([base, ...others]).size).toBe(8);
   });
 
   test('dagObjectName keeps a clean fileName and hashes the others; labelValue keeps valid values', () => {

@@ -68,10 +68,17 @@ export interface ExecIdentity {
   attempt: number;
   /** Index of the parallel item, when the step runs one execution per item. */
   item?: number | undefined;
+  /**
+   * A short command the engine needs the result of (a precondition, a backquote, a dotenv file...),
+   * run where the steps run: `<kind><n>-<token>`. `node` is its step, or '' for the run's own.
+   */
+  probe?: string | undefined;
 }
 
-const execParts = (e: ExecIdentity): string[] =>
-  ['exec', e.dagName, e.dagRunId, e.attemptId, e.node, String(e.attempt), e.item === undefined ? '' : String(e.item)];
+const execParts = (e: ExecIdentity): string[] => [
+  'exec', e.dagName, e.dagRunId, e.attemptId, e.node, String(e.attempt), e.item === undefined ? '' : String(e.item),
+  ...(e.probe === undefined ? [] : [e.probe]),
+];
 
 /** The object name of an execution: `<dag>-<step>-<hash>` (16 + 32 characters of them at most). */
 export function execName(e: ExecIdentity): string {

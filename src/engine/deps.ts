@@ -1,4 +1,4 @@
-import type { CommandRunner, DagSource, EngineLogger, SecretProvider, UserFiles } from '../core/ports/engine-ports.js';
+import type { DagSource, EngineLogger, SecretProvider } from '../core/ports/engine-ports.js';
 import type { LogStore } from '../core/ports/log-store.js';
 import type { Clock, IdGen } from '../core/ports/clock.js';
 import type { Launcher } from '../core/ports/executor.js';
@@ -12,10 +12,8 @@ import type { DagRunResource } from '../core/resources.js';
 export interface EngineDeps {
   store: RunStore;
   logs: LogStore;
-  files: UserFiles;
-  /** Executors by step type; `shell` is required. */
+  /** Executors by step type; `shell` is required: it also runs the engine's probes (engine/run/probes.ts). */
   launchers: Partial<Record<string, Launcher>>;
-  commands: CommandRunner;
   secrets: SecretProvider;
   dags: DagSource;
   clock: Clock;

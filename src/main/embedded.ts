@@ -5,7 +5,6 @@ import { isProcessAlive, processStartTicks } from '../runtime/shell/liveness.js'
 import { LocalOwnership } from '../adapters/store/local/ownership.js';
 import { LocalRunStore } from '../adapters/store/local/run-store.js';
 import { FsLogStore } from '../adapters/logstore/fs-log-store.js';
-import { readUserFile } from '../adapters/fs/user-files.js';
 import { FsDagSource } from '../adapters/dagsource/fs-dags.js';
 import type { Config } from '../config/config.js';
 import type { EngineLogger } from '../core/ports/engine-ports.js';
@@ -17,7 +16,6 @@ import { nativeForkServer } from '../runtime/shell/native.js';
 import { hitlLauncher } from '../runtime/hitl.js';
 import { LocalRunControls } from '../adapters/store/local/controls.js';
 import { LocalRunEvents } from '../adapters/store/local/events.js';
-import { ShellCommandRunner } from '../runtime/commands/shell-runner.js';
 import { BuiltinSecretProvider } from '../runtime/secrets/providers.js';
 
 /** Time-ordered ids: 12 hex digits of milliseconds, then 16 random hex digits (sortable like UUIDv7). */
@@ -37,9 +35,9 @@ export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<Engi
   const shell = new ProcessExecutor({ layout: (req) => logs.execFiles(req.identity, req.merged), ...(forkServer ? { forkServer } : {}) });
   const clock = { now: () => Date.now() };
   return {
-    store, logs, files: { read: readUserFile }, launchers: { shell, hitl: hitlLauncher, container: undefined },
+    store, logs, launchers: { shell, hitl: hitlLauncher, container: undefined },
     controls: new LocalRunControls({ dataDir: config.dataDir }), events: new LocalRunEvents({ dataDir: config.dataDir }),
-    commands: new ShellCommandRunner(), secrets: new BuiltinSecretProvider(), dags: new FsDagSource(config.dagsDir),
+    secrets: new BuiltinSecretProvider(), dags: new FsDagSource(config.dagsDir),
     clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, cwd: process.cwd(), defaultShell: config.defaultShell,
     ownership: new LocalOwnership({ dataDir: config.dataDir, self: SELF, isAlive: isProcessAlive }),
     ...hooks,

@@ -3,11 +3,6 @@
  * MemoryRequests for approvals and wake-ups, MemoryExecutor for steps). Driving, stop, approval, retry,
  * adoption after a crash, and a crash between an effect and its save.
  */
-import { MemoryExecutor, type Outcome } from '../../src/adapters/launcher/memory-executor.js';
-import { MemoryLogStore } from '../../src/adapters/logstore/memory-log-store.js';
-import { MemoryRequests } from '../../src/adapters/store/memory/requests.js';
-import { MemoryRunStore } from '../../src/adapters/store/memory/run-store.js';
-import { MemoryOwners } from '../../src/adapters/store/memory/ownership.js';
 import { execLog, runLog } from '../../src/core/ports/log-store.js';
 import type { ExecRequest } from '../../src/core/ports/executor.js';
 import type { DagRunResource, DagRunStatus as DagRunStatusT } from '../../src/core/resources.js';
@@ -15,57 +10,11 @@ import type { RunKey as RunKeyT } from '../../src/core/ports/run-store.js';
 import { NodeStatus, RunStatus } from '../../src/core/run/status.js';
 import { parseDagText } from '../../src/core/spec/load.js';
 import type { EngineDeps } from '../../src/engine/deps.js';
-import { RunService } from '../../src/engine/services/run-service.js';
 import { LaunchService } from '../../src/engine/services/launch-service.js';
 import { QueueProcessor } from '../../src/engine/services/queue-processor.js';
 import { RunControl } from '../../src/engine/services/run-control.js';
 import { RunWatcher } from '../../src/engine/services/run-watcher.js';
-import { hitlLauncher } from '../../src/runtime/hitl.js';
-
-const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
-
-/** One engine "process" over shared in-memory state; `pid` tells drivers apart (a crashed one is dead). */
-function engine(shared: Shared, pid: number, log: EngineDeps['log'] = quiet): RunService {
-  const deps: EngineDeps = {
-    store: shared.store, logs: shared.logs, files: { read: async () => undefined },
-    launchers: { shell: shared.executor, hitl: hitlLauncher }, controls: shared.requests, events: shared.requests,
-    commands: { run: async () => ({ exitCode: 0, stdout: '' }) },
-    secrets: { resolve: async () => { throw new Error('no secrets here'); } },
-    dags: { find: async () => undefined },
-    clock: { now: () => Date.now() }, ids: { next: () => `id${(shared.ids++).toString().padStart(6, '0')}` }, log,
-    systemEnv: { PATH: '/usr/bin:/bin' }, cwd: '/nonexistent', defaultShell: ['/bin/sh'], statusIntervalMs: 0, resyncMs: 3_600_000,
-    ownership: shared.owners.as(`engine-${pid}`),
-  };
-  return new RunService(deps);
-}
-
-interface Shared {
-  store: MemoryRunStore; logs: MemoryLogStore; requests: MemoryRequests; executor: MemoryExecutor; ids: number; owners: MemoryOwners;
-}
-
-function world(script?: (req: ExecRequest) => Outcome): Shared {
-  const requests: MemoryRequests = new MemoryRequests(async (k) => (await store.get(k)) !== undefined);
-  const store = new MemoryRunStore(undefined, (k) => requests.notify(k));
-  return { store, logs: new MemoryLogStore(), requests, executor: new MemoryExecutor(script), ids: 0, owners: new MemoryOwners() };
-}
-
-async function create(runs: RunService, yaml: string): Promise<DagRunResource> {
-  const { definition, localDags, errors } = parseDagText(yaml, 'mem');
-  expect(errors).toEqual([]);
-  return runs.create({ definition, localDags, errors });
-}
-
-const keyOf = (r: DagRunResource) => ({ dagName: r.spec.dagName, dagRunId: r.spec.dagRunId });
-const statuses = (r: DagRunResource) => r.status.run.nodes.map((n) => n.status);
-
-async function until(store: MemoryRunStore, r: DagRunResource, ok: (run: DagRunResource) => boolean): Promise<DagRunResource> {
-  for (const end = Date.now() + 5000; Date.now() < end;) {
-    const now = await store.get(keyOf(r));
-    if (now && ok(now)) return now;
-    await new Promise((res) => setTimeout(res, 5));
-  }
-  throw new Error('the run did not reach the state in 5 s');
-}
+import { create, engine, keyOf, quiet, statuses, until, world } from './memory-world.js';
 
 const nodeRunning = (i: number) => (r: DagRunResource) => r.status.run.nodes[i]?.status === NodeStatus.Running;
 

@@ -20,19 +20,26 @@ interface Live {
 export class MemoryExecutor implements Launcher {
   readonly recordsStarts = true;
   private readonly live = new Map<string, Live>();
-  /** Every start, by execution name, in order (a start that happened twice shows twice). */
+  /** Every start of a step's execution, by name, in order (a start that happened twice shows twice). */
   readonly starts: string[] = [];
+  /** Every probe the engine ran (engine/run/probes.ts), in order. */
+  readonly probes: ExecRequest[] = [];
 
-  constructor(private readonly script: (req: ExecRequest) => Outcome = () => ({ exitCode: 0 })) {}
+  /** `script` answers the steps' executions; `probe` the engine's probes (by default: exit 0, no output). */
+  constructor(
+    private readonly script: (req: ExecRequest) => Outcome = () => ({ exitCode: 0 }),
+    private readonly probe: (req: ExecRequest) => Outcome = () => ({ exitCode: 0 }),
+  ) {}
 
   start(req: ExecRequest): RunningExec {
     const name = execName(req.identity);
-    this.starts.push(name);
+    if (req.identity.probe === undefined) this.starts.push(name);
+    else this.probes.push(req);
     let end!: (r: ExecResult) => void;
     const result = new Promise<ExecResult>((resolve) => { end = resolve; });
     const live: Live = { req, result, end: (r) => { if (!live.ended) { live.ended = true; end(r); } }, ended: false };
     this.live.set(name, live);
-    const outcome = this.script(req);
+    const outcome = req.identity.probe === undefined ? this.script(req) : this.probe(req);
     if (outcome !== 'hold') live.end(outcome);
     return this.attach(live);
   }

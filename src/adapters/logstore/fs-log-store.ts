@@ -3,6 +3,8 @@
  * attempt. This module is the one place that lays them out:
  *   <runDir>/attempts/<attemptId>/run.log                    the run log
  *                                 logs/<node>[.item<i>].out  stdout (.err stderr, .log when merged)
+ *                                 logs/probes/run/<probe>.out              the run's probes (preconditions, dotenv...)
+ *                                 logs/probes/steps/<node>[.item<i>]/<probe>.out  a step's
  *                                 exec/records               exec records (runtime/shell/records.ts)
  *                                 scratch/                   generated script files
  *                                 outputs.json
@@ -54,12 +56,16 @@ export class FsLogStore implements LogStore {
   execFiles(e: ExecIdentity, merged: boolean): LocalExecFiles {
     const dir = this.attemptDir(e, e.attemptId);
     const base = `${safeFileName(e.node)}${e.item !== undefined ? `.item${e.item}` : ''}`;
-    const logs = join(dir, 'logs');
+    // A probe's key ends in letters (`pre0-tok`), a step's in its execution number: never equal.
+    const logs = e.probe === undefined ? join(dir, 'logs') : join(dir, 'logs', 'probes', e.node === '' ? 'run' : join('steps', base));
+    const name = e.probe === undefined ? base : safeFileName(e.probe);
     return {
-      stdout: join(logs, merged ? `${base}.log` : `${base}.out`),
-      stderr: join(logs, merged ? `${base}.log` : `${base}.err`),
+      stdout: join(logs, merged ? `${name}.log` : `${name}.out`),
+      stderr: join(logs, merged ? `${name}.log` : `${name}.err`),
       // One file per attempt, appended to: creating a file costs several times an append (ADR 0001).
-      recordFile: join(dir, 'exec', 'records'), recordKey: `${base}.${e.attempt}`, scratchDir: join(dir, 'scratch'),
+      recordFile: join(dir, 'exec', 'records'),
+      recordKey: e.probe === undefined ? `${base}.${e.attempt}` : `${e.node === '' ? '' : `${base}.${e.attempt}.`}${name}`,
+      scratchDir: join(dir, 'scratch'),
     };
   }
 

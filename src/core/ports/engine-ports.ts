@@ -1,26 +1,17 @@
 import type { DagDefinition } from '../spec/types.js';
 
-/**
- * The user's own files a run reads at start (dotenv). undefined when missing. (To move behind the
- * launcher, where the steps run: see the "Identities, not paths" issue.)
- */
-export interface UserFiles {
-  read(path: string): Promise<string | undefined>;
-}
-
-export interface CommandResult {
-  exitCode: number;
-  stdout: string;
-}
-
-/** Runs a short shell command (preconditions, backquote substitution, repeat conditions). */
-export interface CommandRunner {
-  run(command: string, opts: { cwd: string; env: Record<string, string>; shell: string[]; timeoutMs?: number }): Promise<CommandResult>;
+export interface SecretContext {
+  workingDir: string;
+  dagDir?: string;
+  /** The service's environment (the `env` provider). */
+  env: Record<string, string>;
+  /** The first of these files that can be read where the steps run (never logged); undefined when none. */
+  read(paths: string[]): Promise<string | undefined>;
 }
 
 export interface SecretProvider {
   /** Resolves one secret value; throws an Error with a clear message when it cannot. */
-  resolve(provider: string, key: string, options: Record<string, string>, ctx: { workingDir: string; dagDir?: string; env: Record<string, string> }): Promise<string>;
+  resolve(provider: string, key: string, options: Record<string, string>, ctx: SecretContext): Promise<string>;
 }
 
 export interface LoadedDag {

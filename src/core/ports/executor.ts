@@ -29,6 +29,8 @@ export interface ExecRequest {
   timeoutMs: number;
   /** Capture stdout for `output:`. */
   capture: boolean;
+  /** Output is returned in the result only, never stored in a log (a probe that reads a secret). */
+  unlogged?: boolean;
 }
 
 /** The outcome of an execution whose process was lost with the engine that started it. */

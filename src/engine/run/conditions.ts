@@ -2,15 +2,13 @@
 import type { Precondition } from '../../core/spec/types.js';
 import { matchesExpected } from '../../core/run/policy.js';
 import { expandAll, expandVars, type Lookup, type RunCommand } from '../../core/vars/expand.js';
-import type { CommandRunner } from '../../core/ports/engine-ports.js';
 
 export interface ConditionEnv {
   lookup: Lookup;
+  /** Backquotes in a condition compared with `expected`. */
   runCommand: RunCommand;
-  commands: CommandRunner;
-  cwd: string;
-  env: Record<string, string>;
-  shell: string[];
+  /** Runs a condition command where the steps run and gives its exit code. */
+  test(command: string): Promise<number>;
 }
 
 /** True when the condition holds: with `expected`, the evaluated text matches; without, the command exits 0. */
@@ -19,9 +17,7 @@ export async function conditionHolds(condition: string, expected: string | undef
     const actual = (await expandAll(condition, e.lookup, e.runCommand, { keepUnknown: false })).trim();
     return matchesExpected(actual, expandVars(expected, e.lookup, { keepUnknown: false }));
   }
-  const cmd = expandVars(condition, e.lookup);
-  const r = await e.commands.run(cmd, { cwd: e.cwd, env: e.env, shell: e.shell, timeoutMs: 60_000 });
-  return r.exitCode === 0;
+  return (await e.test(expandVars(condition, e.lookup))) === 0;
 }
 
 /** Evaluates all preconditions in order; the first unmet one gives the error. */

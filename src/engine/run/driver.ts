@@ -1,12 +1,12 @@
 /**
- * The run driver: the one writer of a run's status. It feeds observations to decide(), saves the new
- * state with compare-and-swap, then applies the effects. Event-driven: a finished execution, a stop
+ * The embedded run driver: the one writer of a run's status while it runs. It keeps the run in memory,
+ * takes a turn (turn.ts nextTurn) on each wake-up, writes the new state behind with compare-and-swap,
+ * then applies the effects. Event-driven: a finished execution, a stop
  * request and an approval wake the loop at once; timers only for retry/repeat intervals and timeouts
  * (and a slow resync of the requests, in case a notification was lost).
  * After a crash, driving the same run again adopts executions still running (or reports them
  * interrupted) and finishes the rest: a run is never left running forever.
  */
-import { decide } from '../../core/run/decide.js';
 import type { Observation, RunState } from '../../core/run/state.js';
 import { liveExecs, isResolving } from '../../core/run/context.js';
 import { RunStatus, isRunTerminal } from '../../core/run/status.js';
@@ -17,7 +17,8 @@ import type { EngineDeps } from '../deps.js';
 import { DomainError } from '../../core/errors.js';
 import { EffectApplier } from './effects.js';
 import { prepareRunContext } from './run-context.js';
-import { RunLogWriter, runLogLines } from './run-log.js';
+import { RunLogWriter } from './run-log.js';
+import { nextTurn } from './turn.js';
 import { StatusWriter } from './status-writer.js';
 import { runLog } from '../../core/ports/log-store.js';
 
@@ -68,16 +69,12 @@ export class RunDriver {
     let saved = false;
     for (;;) {
       const controls = await t.requests.read();
-      const observed = t.loop.take();
-      const d = decide(run.spec.definition, run.status.run, observed, this.deps.clock.now());
-      // Observations or effects always change the state; only a timer wake-up needs the comparison.
-      const changed = observed.length > 0 || d.effects.length > 0 || JSON.stringify(d.state) !== JSON.stringify(run.status.run);
-      if (changed) {
-        const lines = runLogLines(run.status.run, d.state);
-        run = { ...run, status: { ...run.status, run: d.state } };
+      const d = nextTurn(run, t.loop.take(), this.deps.clock.now());
+      if (d.changed) {
+        run = d.run;
         t.writer.put(run.status);
         this.deps.onState?.(run);
-        t.runLog.add(lines);
+        t.runLog.add(d.lines);
       }
       // Durable first: the first state, an acknowledged approval, effects whose start is not recorded on its own.
       if (!saved || controls.length > 0 || t.applier.needsDurableState(d.effects)) {

@@ -14,7 +14,7 @@ import type { EngineDeps } from '../deps.js';
 import { buildRequest, type BuiltRequest } from './exec-request.js';
 import { finishRun, waitingStepsEnv } from './finish.js';
 import type { RunContext } from './run-context.js';
-import { shellFor } from './shell.js';
+import type { ProbeKind, ProbeOwner } from './probes.js';
 import { execLog } from '../../core/ports/log-store.js';
 import { runSubDag } from './subdag.js';
 
@@ -123,7 +123,7 @@ export class EffectApplier {
     const fresh = !adopting && !this.resumed;
     const began = launcher?.recordsStarts && !fresh ? launcher.begun(built.req) : adopting;
     if (!began && step.preconditions.length > 0) {
-      const pre = await checkPreconditions(step.preconditions, this.condEnv(built));
+      const pre = await checkPreconditions(step.preconditions, this.condEnv(built, { step, exec }, 'pre'));
       if (!pre.met) return { exitCode: 0, skipped: true, error: pre.error ?? 'preconditions not met' };
     }
     if (step.call) {
@@ -164,24 +164,28 @@ export class EffectApplier {
     const rp = step.repeatPolicy;
     if (rp?.condition) {
       const env = { ...built.req.env, ...(r.output !== undefined && step.output ? { [step.output.name]: r.output } : {}) };
-      const ce = { ...this.condEnv(built), env, lookup: this.ctx.lookup(env) };
+      const ce = { ...this.condEnv({ ...built, req: { ...built.req, env } }, { step, exec: built.req.exec }, 'repeat'), lookup: this.ctx.lookup(env) };
       r.conditionMatched = await conditionHolds(rp.condition, rp.expected, ce);
     }
     return r;
   }
 
-  private condEnv(built: BuiltRequest): ConditionEnv {
-    return { lookup: built.lookup, runCommand: this.ctx.runCommand, commands: this.deps.commands, cwd: built.req.workingDir, env: built.req.env, shell: built.req.shell.length ? built.req.shell : ['/bin/sh'] };
+  /** Conditions of a step's execution (or of the run, with no owner) run where its steps run. */
+  private condEnv(built: { lookup: BuiltRequest['lookup']; req: Pick<BuiltRequest['req'], 'env' | 'workingDir' | 'shell' | 'secrets'> }, owner: ProbeOwner | undefined, kind: ProbeKind): ConditionEnv {
+    const { env, workingDir, shell, secrets } = built.req;
+    return {
+      lookup: built.lookup,
+      runCommand: this.ctx.probes.runCommand({ cwd: workingDir, env, shell, secrets, owner }, 'eval'),
+      test: async (command) => (await this.ctx.probes.run({ kind, command, cwd: workingDir, env, shell, secrets, owner })).exitCode,
+    };
   }
 
   private async dagPreconditions(): Promise<void> {
     let obs: Observation;
     try {
-      const env = await this.ctx.stepEnv({ env: [] } as unknown as StepDefinition, this.run.status.run, { node: '', attempt: 0 }, []);
-      const shell = shellFor(undefined, this.run.spec.definition, this.deps.defaultShell).argv;
-      const r = await checkPreconditions(this.run.spec.definition.preconditions, {
-        lookup: this.ctx.lookup(env), runCommand: this.ctx.runCommand, commands: this.deps.commands, cwd: this.ctx.workingDir, env, shell,
-      });
+      const env = await this.ctx.stepEnv(undefined, this.run.status.run, []);
+      const built = { lookup: this.ctx.lookup(env), req: { env, workingDir: this.ctx.workingDir, shell: this.ctx.shell, secrets: this.ctx.secretValues } };
+      const r = await checkPreconditions(this.run.spec.definition.preconditions, this.condEnv(built, undefined, 'pre'));
       obs = { type: 'preconditions', met: r.met, ...(r.error ? { error: r.error } : {}) };
     } catch (e) {
       obs = { type: 'preconditions', met: false, error: `precondition error: ${e instanceof Error ? e.message : String(e)}` };
@@ -197,7 +201,7 @@ export class EffectApplier {
       const raw = step.parallel?.items;
       let items: string[] = [];
       if (typeof raw === 'string') {
-        const env = await this.ctx.stepEnv(step, this.run.status.run, { node: name, attempt: 0 }, []);
+        const env = await this.ctx.stepEnv({ step, exec: { node: name, attempt: 0 } }, this.run.status.run, []);
         items = parseParallelItems(expandVars(raw, this.ctx.lookup(env), { keepUnknown: false })).map(itemToString);
       }
       this.push({ type: 'items', node: name, items });

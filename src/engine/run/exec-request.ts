@@ -47,7 +47,7 @@ export async function buildRequest(scope: RequestScope, target: { node: NodeStat
     ...(item !== undefined ? [{ name: 'ITEM', value: item }] : []),
     ...extra,
   ];
-  const env = await ctx.stepEnv(step, run.status.run, exec, builtins);
+  const env = await ctx.stepEnv({ step, exec }, run.status.run, builtins);
   const lookup = ctx.lookup(env);
   const x = (s: string) => expandVars(s, lookup);
   // Shell text: variables the process has in its environment are left to the shell (correct quoting);

@@ -4,8 +4,8 @@
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { DagRunResource } from '../../core/resources.js';
-import type { EnvEntry, StepDefinition } from '../../core/spec/types.js';
-import type { ExecRef, RunState } from '../../core/run/state.js';
+import type { EnvEntry } from '../../core/spec/types.js';
+import type { RunState } from '../../core/run/state.js';
 import { parseDotenv, dotenvOrder } from '../../core/vars/dotenv.js';
 import { buildExpansionLookup, buildStepEnv, resolveDagEnv } from '../../core/vars/env.js';
 import type { Lookup, RunCommand } from '../../core/vars/expand.js';
@@ -14,6 +14,7 @@ import type { EngineDeps } from '../deps.js';
 import { runLog } from '../../core/ports/log-store.js';
 import { runKeyOf } from '../../core/ports/run-store.js';
 import { shellFor } from './shell.js';
+import { Probes, shellQuote, type ProbeKind, type ProbeOwner } from './probes.js';
 
 export interface RunContext {
   workingDir: string;
@@ -23,11 +24,16 @@ export interface RunContext {
   dagEnv: EnvEntry[];
   secrets: EnvEntry[];
   secretValues: string[];
-  runCommand: RunCommand;
+  /** Runs the engine's own questions (conditions, backquotes) where the steps run. */
+  probes: Probes;
+  /** The shell the run's own probes use (the DAG's, else the service default). */
+  shell: string[];
+  /** Backquote substitution on behalf of a step's execution, or of the run itself. */
+  runCommand(owner: ProbeOwner | undefined, kind?: ProbeKind): RunCommand;
   /** DAG_NAME, DAG_RUN_ID, DAG_RUN_LOG_FILE, SVC_PARAMS_JSON and the run's extra variables. */
   builtins: EnvEntry[];
-  /** The environment of a step execution. */
-  stepEnv(step: StepDefinition, state: RunState, exec: ExecRef, extra: EnvEntry[]): Promise<Record<string, string>>;
+  /** The environment of a step execution; with no owner, of the run's own probes (DAG preconditions). */
+  stepEnv(owner: ProbeOwner | undefined, state: RunState, extra: EnvEntry[]): Promise<Record<string, string>>;
   /** `${VAR}` lookup for a step's fields given its environment (system env visible). */
   lookup(env: Record<string, string>): Lookup;
 }
@@ -40,15 +46,16 @@ export async function prepareRunContext(run: DagRunResource, deps: EngineDeps): 
   const dagDir = run.spec.sourceFile ? dirname(run.spec.sourceFile) : workingDir;
   const params = resolveParams(def.params, run.spec.params || undefined);
   const shell = shellFor(undefined, def, deps.defaultShell).argv;
-  const baseEnv = { ...deps.systemEnv };
-  const runCommand: RunCommand = async (cmd) =>
-    (await deps.commands.run(cmd, { cwd: workingDir, env: baseEnv, shell, timeoutMs: 60_000 })).stdout;
-  const dotenv = await loadDotenv(deps, def.dotenv, workingDir, dagDir);
+  const probes = new Probes(deps, run);
+  const base = { cwd: workingDir, env: { ...deps.systemEnv }, shell };
+  const runCommand = (owner: ProbeOwner | undefined, kind?: ProbeKind): RunCommand => probes.runCommand({ ...base, owner }, kind);
+  const dotenv = await loadDotenv(deps, probes, def.dotenv, { ...base, dagDir });
   const paramsEnv = paramsToEnv(params);
-  const dagEnv = await resolveDagEnv({ systemEnv: deps.systemEnv, dotenv, dagEnv: def.env, params: paramsEnv, runCommand });
+  const dagEnv = await resolveDagEnv({ systemEnv: deps.systemEnv, dotenv, dagEnv: def.env, params: paramsEnv, runCommand: runCommand(undefined) });
   const secrets: EnvEntry[] = [];
+  const read = (paths: string[]) => probes.readFirst(paths, { ...base, kind: 'secret', unlogged: true });
   for (const s of def.secrets) {
-    const value = await deps.secrets.resolve(s.provider, s.key, s.options, { workingDir, dagDir, env: deps.systemEnv });
+    const value = await deps.secrets.resolve(s.provider, s.key, s.options, { workingDir, dagDir, env: deps.systemEnv, read });
     secrets.push({ name: s.name, value });
   }
   const builtins: EnvEntry[] = [
@@ -59,27 +66,39 @@ export async function prepareRunContext(run: DagRunResource, deps: EngineDeps): 
     ...Object.entries(run.spec.extraEnv ?? {}).map(([name, value]) => ({ name, value })),
   ];
   const ctx: RunContext = {
-    workingDir, dagDir, params, dotenv, dagEnv, secrets, secretValues: secrets.map((s) => s.value).filter(Boolean), runCommand, builtins,
-    stepEnv: (step, state, _exec, extra) => buildStepEnv({
-      systemEnv: deps.systemEnv, dotenv, dagEnv, dagEnvResolved: true, params: paramsEnv, runCommand,
+    workingDir, dagDir, params, dotenv, dagEnv, secrets, secretValues: secrets.map((s) => s.value).filter(Boolean), probes, shell, runCommand, builtins,
+    stepEnv: (owner, state, extra) => buildStepEnv({
+      systemEnv: deps.systemEnv, dotenv, dagEnv, dagEnvResolved: true, params: paramsEnv, runCommand: runCommand(owner),
       outputs: Object.entries(state.variables).map(([name, value]) => ({ name, value })),
-      builtins: [...builtins, ...extra], secrets, stepEnv: step.env,
+      builtins: [...builtins, ...extra], secrets, stepEnv: owner?.step.env ?? [],
     }),
     lookup: (env) => buildExpansionLookup(deps.systemEnv, env),
   };
   return ctx;
 }
 
-async function loadDotenv(deps: EngineDeps, files: string[], workingDir: string, dagDir: string): Promise<EnvEntry[]> {
+/**
+ * Dotenv files are read where the steps run, all in one unlogged probe (every run has at least `.env`):
+ * each from the working directory, else the DAG's, each followed by a separator line with the probe's
+ * own marker. A missing file reads as empty, which loads the same as one with no entries.
+ */
+async function loadDotenv(deps: EngineDeps, probes: Probes, files: string[], at: { cwd: string; dagDir: string; env: Record<string, string>; shell: string[] }): Promise<EnvEntry[]> {
+  const order = dotenvOrder(files);
+  if (order.length === 0) return [];
+  const marker = `--svc-dotenv-${deps.ids.next()}--`;
+  const script = order.map((f) => {
+    const candidates = [...new Set([resolvePath(at.cwd, f), resolvePath(at.dagDir, f)])];
+    return `{ ${candidates.map((c) => `cat -- ${shellQuote(c)} 2>/dev/null`).join(' || ')} || :; }; printf '\\n%s\\n' ${shellQuote(marker)}`;
+  }).join('; ');
+  const r = await probes.run({ kind: 'dotenv', command: script, cwd: at.cwd, env: at.env, shell: ['/bin/sh'], unlogged: true });
+  if (r.exitCode !== 0) throw new Error(`cannot read the dotenv files: exit status ${r.exitCode}`);
+  // Each file is followed by a newline and the marker (the output is trimmed: the first newline may be gone).
+  const texts = r.stdout.split(marker);
   const out: EnvEntry[] = [];
-  for (const f of dotenvOrder(files)) {
-    const candidates = [...new Set([resolvePath(workingDir, f), resolvePath(dagDir, f)])];
-    let text: string | undefined;
-    for (const path of candidates) if (text === undefined) text = await deps.files.read(path);
-    if (text === undefined) continue;
-    const parsed = parseDotenv(text);
+  order.forEach((f, i) => {
+    const parsed = parseDotenv(texts[i] ?? '');
     for (const e of parsed.errors) deps.log.warn('Skipped a bad dotenv line', { file: f, error: e });
     out.push(...parsed.entries);
-  }
+  });
   return out;
 }

@@ -41,6 +41,12 @@ export function runLogLines(prev: RunState, next: RunState): string[] {
   return lines;
 }
 
+/** Lines as they are appended to the run log: each with the time of the change. */
+export function logText(lines: string[], now: number): string {
+  const at = new Date(now).toISOString();
+  return lines.map((l) => `${at} ${l}\n`).join('');
+}
+
 /**
  * One driver's run log: one timestamped line per change, appended in order after the current turn of the
  * event loop, so the write is off the path from one step's end to the next step's start (several changes
@@ -54,8 +60,7 @@ export class RunLogWriter {
 
   add(lines: string[]): void {
     if (lines.length === 0) return;
-    const at = new Date(this.clock.now()).toISOString();
-    for (const l of lines) this.lines.push(`${at} ${l}\n`);
+    this.lines.push(logText(lines, this.clock.now()));
     this.pending ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.write());
   }
 

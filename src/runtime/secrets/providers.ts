@@ -1,10 +1,9 @@
-/** SPEC 2.4 secret providers: `env` (a variable of the service environment) and `file` (a file's content). */
-import { readFile } from 'node:fs/promises';
+/** SPEC 2.4 secret providers: `env` (a variable of the service environment) and `file` (a file's content, read where the steps run). */
 import { isAbsolute, resolve } from 'node:path';
-import type { SecretProvider } from '../../core/ports/engine-ports.js';
+import type { SecretContext, SecretProvider } from '../../core/ports/engine-ports.js';
 
 export class BuiltinSecretProvider implements SecretProvider {
-  async resolve(provider: string, key: string, _options: Record<string, string>, ctx: { workingDir: string; dagDir?: string; env: Record<string, string> }): Promise<string> {
+  async resolve(provider: string, key: string, _options: Record<string, string>, ctx: SecretContext): Promise<string> {
     if (provider === 'env') {
       const v = ctx.env[key];
       if (v === undefined) throw new Error(`secret from env: variable ${key} is not set`);
@@ -12,11 +11,8 @@ export class BuiltinSecretProvider implements SecretProvider {
     }
     if (provider === 'file') {
       const candidates = isAbsolute(key) ? [key] : [resolve(ctx.workingDir, key), ...(ctx.dagDir ? [resolve(ctx.dagDir, key)] : [])];
-      for (const path of candidates) {
-        try {
-          return (await readFile(path, 'utf8')).replace(/\r?\n$/, '');
-        } catch { /* try the next */ }
-      }
+      const text = await ctx.read(candidates);
+      if (text !== undefined) return text.replace(/\r?\n$/, '');
       throw new Error(`secret from file: cannot read ${key}`);
     }
     throw new Error(`unknown secret provider "${provider}" (built-in: env, file)`);

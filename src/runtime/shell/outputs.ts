@@ -1,8 +1,8 @@
 /**
  * Where a step's stdout/stderr go. Direct: the child writes straight into the log files (no pipes, no
  * copying through the engine; output written while the engine is down survives, so adoption after a
- * crash loses nothing). Piped: through the engine, when secrets must be masked or `stdout:`/`stderr:`
- * copies are requested.
+ * crash loses nothing). Piped: through the engine, when secrets must be masked, `stdout:`/`stderr:`
+ * copies are requested, or the output must not be stored at all (unlogged).
  */
 import { closeSync, openSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -26,7 +26,7 @@ export interface StepOutputs {
 }
 
 export function stepOutputs(req: LocalRequest): StepOutputs {
-  const piped = req.secrets.length > 0 || !!req.files.stdoutCopy || !!req.files.stderrCopy;
+  const piped = req.secrets.length > 0 || !!req.files.stdoutCopy || !!req.files.stderrCopy || !!req.unlogged;
   return piped ? new PipedOutputs(req) : new DirectOutputs(req);
 }
 
@@ -89,9 +89,10 @@ class PipedOutputs implements StepOutputs {
   private readonly capture: Capture | undefined;
 
   constructor(private readonly req: LocalRequest) {
-    this.out = new LogSink([req.files.stdout, ...(req.files.stdoutCopy ? [req.files.stdoutCopy] : [])]);
+    const log = (path: string): string[] => (req.unlogged ? [] : [path]);
+    this.out = new LogSink([...log(req.files.stdout), ...(req.files.stdoutCopy ? [req.files.stdoutCopy] : [])]);
     // Merged logs: both sinks append (O_APPEND) to the same file; the `stdout:` copy still gets stdout only.
-    this.err = new LogSink([req.files.stderr, ...(req.files.stderrCopy ? [req.files.stderrCopy] : [])]);
+    this.err = new LogSink([...log(req.files.stderr), ...(req.files.stderrCopy ? [req.files.stderrCopy] : [])]);
     this.capture = req.capture ? newCapture() : undefined;
   }
 

@@ -9,8 +9,10 @@ const srv = new TestServer();
 afterAll(() => {
   const attempts = join(srv.dataDir, 'runs', 'slow', 's1', 'attempts');
   for (const a of readdirSync(attempts)) {
-    const { pid } = JSON.parse(readFileSync(join(attempts, a, 'exec', 'records'), 'utf8').split('\n')[0]!.replace(/^wait\.0 /, '')) as { pid: number };
-    try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
+    for (const line of readFileSync(join(attempts, a, 'exec', 'records'), 'utf8').split('\n').filter((l) => l.startsWith('wait.0 {'))) {
+      const { pid } = JSON.parse(line.replace(/^wait\.0 /, '')) as { pid: number };
+      try { if (pid > 0) process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
+    }
   }
 });
 
