@@ -4,9 +4,10 @@
  * Mode none with no static credentials checks nothing (the default: nothing changes for local use).
  */
 import { randomUUID } from 'node:crypto';
-import { FileApiKeyStore } from '../../adapters/auth/file-api-key-store.js';
 import { FileAuditLog } from '../../adapters/auth/file-audit-log.js';
-import { FileUserStore } from '../../adapters/auth/file-user-store.js';
+import { localApiKeys, localUsers } from '../../adapters/records/local.js';
+import { RecordApiKeyStore } from '../../auth/stores/api-key-records.js';
+import { RecordUserStore } from '../../auth/stores/user-records.js';
 import { apiKeysRouter } from '../../api/auth/api-keys.js';
 import { authGuard } from '../../api/auth/guard.js';
 import { legacyRouter } from '../../api/auth/legacy.js';
@@ -38,9 +39,9 @@ const stdout: Print = (line) => void process.stdout.write(`${line}\n`);
 
 interface Builtin {
   users: UserService;
-  store: FileUserStore;
+  store: RecordUserStore;
   apiKeys: ApiKeyService;
-  apiKeyStore: FileApiKeyStore;
+  apiKeyStore: RecordApiKeyStore;
   tokens: TokenIssuer;
   login: LoginService;
   oidc?: OidcLogin;
@@ -49,9 +50,9 @@ interface Builtin {
 async function builtin(base: ServerBase, audit: Auditor, print: Print): Promise<Builtin> {
   const { config } = base;
   const a = config.auth;
-  const store = new FileUserStore(config.dataDir);
+  const store = new RecordUserStore(localUsers(config.dataDir));
   const users = new UserService(store, Date.now, randomUUID);
-  const apiKeyStore = new FileApiKeyStore(config.dataDir);
+  const apiKeyStore = new RecordApiKeyStore(localApiKeys(config.dataDir));
   const tokens = new TokenIssuer(a.tokenSecret as string, a.tokenTtlMs);
   const login = new LoginService(store, new LoginThrottle(), tokens, audit);
   const admin = await users.ensureAdmin(a.admin.username, a.admin.password);

@@ -1,37 +1,27 @@
-/** UserStore on local disk: `<dataDir>/auth/users.json`. */
-import { join } from 'node:path';
+/** UserStore over a RecordCollection: usernames unique ignoring case, ids fixed. */
 import { AlreadyExistsError, NotFoundError } from '../../core/errors.js';
 import type { StoredUser, UserStore } from '../../core/ports/auth-stores.js';
-import { JsonRecords, shapeCheck } from './json-records.js';
-
-const isUser = shapeCheck<StoredUser>(
-  { id: 'string', username: 'string', role: 'string', isDisabled: 'boolean', passwordHash: 'string', tokenVersion: 'number', createdAt: 'string', updatedAt: 'string' },
-  { oidcIdentity: 'string', email: 'string' },
-);
+import type { RecordCollection } from '../../core/ports/records.js';
 
 const sameName = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
 
-export class FileUserStore implements UserStore {
-  private readonly records: JsonRecords<StoredUser>;
-
-  constructor(dataDir: string) {
-    this.records = new JsonRecords(join(dataDir, 'auth', 'users.json'), isUser);
-  }
+export class RecordUserStore implements UserStore {
+  constructor(private readonly records: RecordCollection<StoredUser>) {}
 
   async list(): Promise<StoredUser[]> {
     return (await this.records.all()).sort((a, b) => a.username.localeCompare(b.username));
   }
 
-  async get(id: string): Promise<StoredUser | undefined> {
-    return this.records.find((u) => u.id === id);
+  get(id: string): Promise<StoredUser | undefined> {
+    return this.find((u) => u.id === id);
   }
 
-  async findByUsername(username: string): Promise<StoredUser | undefined> {
-    return this.records.find((u) => sameName(u.username, username));
+  findByUsername(username: string): Promise<StoredUser | undefined> {
+    return this.find((u) => sameName(u.username, username));
   }
 
-  async findByOidc(identity: string): Promise<StoredUser | undefined> {
-    return this.records.find((u) => u.oidcIdentity === identity);
+  findByOidc(identity: string): Promise<StoredUser | undefined> {
+    return this.find((u) => u.oidcIdentity === identity);
   }
 
   create(user: StoredUser): Promise<StoredUser> {
@@ -58,5 +48,9 @@ export class FileUserStore implements UserStore {
       check?.(current, all);
       return { next: all.filter((u) => u.id !== id), result: undefined };
     });
+  }
+
+  private async find(match: (u: StoredUser) => boolean): Promise<StoredUser | undefined> {
+    return (await this.records.all()).find(match);
   }
 }

@@ -1,27 +1,17 @@
-/** ApiKeyStore on local disk: `<dataDir>/auth/api-keys.json`. Only hashes of keys are written. */
-import { join } from 'node:path';
+/** ApiKeyStore over a RecordCollection: names unique, ids fixed. Only hashes of keys are ever stored. */
 import { AlreadyExistsError, NotFoundError } from '../../core/errors.js';
 import type { ApiKeyStore, StoredApiKey } from '../../core/ports/auth-stores.js';
-import { JsonRecords, shapeCheck } from './json-records.js';
+import type { RecordCollection } from '../../core/ports/records.js';
 
-const isKey = shapeCheck<StoredApiKey>(
-  { id: 'string', name: 'string', description: 'string', role: 'string', keyPrefix: 'string', keyHash: 'string', createdAt: 'string', updatedAt: 'string', createdBy: 'string' },
-  { lastUsedAt: 'string' },
-);
-
-export class FileApiKeyStore implements ApiKeyStore {
-  private readonly records: JsonRecords<StoredApiKey>;
-
-  constructor(dataDir: string) {
-    this.records = new JsonRecords(join(dataDir, 'auth', 'api-keys.json'), isKey);
-  }
+export class RecordApiKeyStore implements ApiKeyStore {
+  constructor(private readonly records: RecordCollection<StoredApiKey>) {}
 
   async list(): Promise<StoredApiKey[]> {
     return (await this.records.all()).sort((a, b) => a.name.localeCompare(b.name));
   }
 
   async get(id: string): Promise<StoredApiKey | undefined> {
-    return this.records.find((k) => k.id === id);
+    return (await this.records.all()).find((k) => k.id === id);
   }
 
   create(key: StoredApiKey): Promise<StoredApiKey> {

@@ -1,0 +1,52 @@
+/** Every RecordCollection adapter passes the conformance suite; the file layouts skip what they cannot trust. */
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { recordsConformance, type Rec } from './conformance.js';
+import { FileDirRecords } from './file-dir-records.js';
+import { FileRecords, shapeCheck } from './file-records.js';
+import { MemoryRecords } from './memory-records.js';
+
+const isRec = shapeCheck<Rec>({ key: 'string', value: 'number' }, { note: 'string' });
+const tmp = () => mkdtempSync(join(tmpdir(), 'svc-records-'));
+const dirLayout = { key: (r: Rec) => r.key, validKey: (k: string) => /^[a-z0-9]+$/.test(k), valid: isRec };
+
+recordsConformance('MemoryRecords', async () => {
+  const c = new MemoryRecords<Rec>();
+  return { open: async () => c, reopen: async () => c };
+});
+
+recordsConformance('FileRecords (one JSON file)', async () => {
+  const path = join(tmp(), 'auth', 'recs.json');
+  return { open: async () => new FileRecords(path, isRec), reopen: async () => new FileRecords(path, isRec) };
+});
+
+recordsConformance('FileDirRecords (a file per record)', async () => {
+  const dir = join(tmp(), 'recs');
+  return { open: async () => new FileDirRecords(dir, dirLayout), reopen: async () => new FileDirRecords(dir, dirLayout) };
+});
+
+describe('file layouts', () => {
+  test('FileRecords drops records of the wrong shape and reads a missing file as empty', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'r.json'), JSON.stringify([{ key: 'a', value: 1 }, { key: 'b' }, 'x', null]));
+    expect(await new FileRecords(join(dir, 'r.json'), isRec).all()).toEqual([{ key: 'a', value: 1 }]);
+    expect(await new FileRecords(join(dir, 'none.json'), isRec).all()).toEqual([]);
+  });
+
+  test('FileDirRecords: torn, foreign, mismatched and oddly named files are skipped, and left alone', async () => {
+    const dir = join(tmp(), 'recs');
+    await new FileDirRecords(dir, dirLayout).update(() => ({ next: [{ key: 'ok', value: 1 }], result: undefined }));
+    writeFileSync(join(dir, 'torn.json'), '{"key": ');
+    writeFileSync(join(dir, 'other.json'), JSON.stringify({ key: 'ok', value: 2 }));
+    writeFileSync(join(dir, 'partial.json'), JSON.stringify({ key: 'partial' }));
+    writeFileSync(join(dir, 'Bad.Name.json'), JSON.stringify({ key: 'Bad.Name', value: 3 }));
+    writeFileSync(join(dir, 'README'), 'x');
+    const c = new FileDirRecords(dir, dirLayout);
+    expect(await c.all()).toEqual([{ key: 'ok', value: 1 }]);
+    expect(readdirSync(dir)).toHaveLength(6);
+    await expect(c.update((all) => ({ next: [...all, { key: '../x', value: 0 }], result: undefined }))).rejects.toThrow(/invalid/);
+    await expect(c.update((all) => ({ next: [...all, ...all], result: undefined }))).rejects.toThrow(/repeated/);
+    expect(readdirSync(dir)).toHaveLength(6);
+  });
+});
