@@ -1,7 +1,8 @@
 /**
  * Jest runs the TypeScript sources directly (ts-jest, ESM, transpile only: tsc type-checks in pretest).
  * Projects: `unit` (src/ unit tests and test/ integration tests) and, when present, the Kubernetes
- * test bed's own project (test/testbed/jest.config.js), which starts one test bed per run.
+ * test bed's project (test/testbed/jest.config.js: the test bed's own tests and the Kubernetes backend's,
+ * test/kube), which starts one test bed per run.
  */
 import { existsSync } from 'node:fs';
 
@@ -21,7 +22,7 @@ const projects = [
     rootDir: '.',
     roots: ['<rootDir>/src', '<rootDir>/test'],
     testMatch: ['**/*.test.ts'],
-    testPathIgnorePatterns: ['/node_modules/', '/test/testbed/', '/test/operator/'],
+    testPathIgnorePatterns: ['/node_modules/', '/test/testbed/', '/test/kube/', '/test/operator/'],
   },
 ];
 if (existsSync('test/testbed/jest.config.js')) projects.push('<rootDir>/test/testbed/jest.config.js');
