@@ -8,6 +8,7 @@ import { resumeCommand, retryCommand, stopCommand } from './control.js';
 import { startCommand } from './start.js';
 import { ConfigError } from '../config/config.js';
 import { dryCommand, validateCommand } from './validate.js';
+import { kubeCommand } from './kube.js';
 
 const USAGE = `usage: svc <command> [options]
   server                                         the service: REST API, scheduler, queues (SVC_HOST, SVC_PORT)
@@ -19,6 +20,7 @@ const USAGE = `usage: svc <command> [options]
   resume <dag> [--run-id <id>]                   take over a run whose process died (kill -9, crash)
   validate <file>                                check a DAG file, every problem listed
   dry <file>                                     show the plan without executing
+  kube manifest <file> [--namespace <ns>]        print the Dag manifest of a DAG file (kubectl apply, GitOps)
 environment: SVC_DATA_DIR (state, default ~/.local/share/svc), SVC_DAGS_DIR (DAG files, default $SVC_DATA_DIR/dags)
 `;
 
@@ -26,7 +28,7 @@ type Command = (ctx: CliContext, args: Args) => Promise<number>;
 /** `server` pulls in express and the API: loaded only when asked for, so short commands start fast. */
 const serverCommand: Command = async (ctx, args) => (await import('./server.js')).serverCommand(ctx, args);
 
-const COMMANDS: Record<string, Command> = { server: serverCommand, start: startCommand, status: statusCommand, outputs: outputsCommand, stop: stopCommand, retry: retryCommand, resume: resumeCommand, validate: validateCommand, dry: dryCommand };
+const COMMANDS: Record<string, Command> = { server: serverCommand, start: startCommand, status: statusCommand, outputs: outputsCommand, stop: stopCommand, retry: retryCommand, resume: resumeCommand, validate: validateCommand, dry: dryCommand, kube: kubeCommand };
 
 /**
  * The process's own streams. A reader that goes away (`svc status ... | head`) ends the output, not the

@@ -68,6 +68,15 @@ describeCluster('the svc CRDs on a real API server', () => {
     expect((await kubectl(['get', 'dg', '-n', ns])).stdout).toMatch(/nightly/);
   });
 
+  test('every example manifest (examples/kubernetes, from `svc kube manifest`) applies as it is', async () => {
+    const dir = new URL('../../examples/kubernetes/', import.meta.url).pathname;
+    const r = await kubectl(['apply', '-n', ns, '-f', dir]);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim().split('\n')).toHaveLength(8);
+    const names = JSON.parse((await kubectl(['get', 'dags', '-n', ns, '-o', 'json'])).stdout).items.map((d: { metadata: { name: string } }) => d.metadata.name);
+    expect(names).toEqual(expect.arrayContaining(['conditions', 'fan-out', 'graph', 'handlers', 'hello', 'resilience', 'scheduled', 'secrets']));
+  });
+
   test('a field the schema does not know, or a step that is not an object, is refused at apply', async () => {
     const typo = DAG(ns).replace('schedule:', 'schedul:').replace('name: nightly', 'name: typo');
     const r1 = await kubectl(['apply', '-f', '-'], { input: typo });
