@@ -1,0 +1,33 @@
+/**
+ * What the Kubernetes backend's tests share: the svc CRDs applied once to the test bed's API server, a
+ * fresh namespace per fixture, and a KubeConfig of the cluster for the adapters.
+ */
+import { loadKubeConfig } from '../../src/adapters/kube/client.js';
+import { cluster, createNamespace, eventually, kubectl } from '../testbed/helpers.js';
+
+export { describeCluster, deleteNamespace } from '../testbed/helpers.js';
+
+let applied: Promise<void> | undefined;
+
+/** Applies crds/ (server-side, as a user would) and waits until both resources are served. */
+export function applyCrds(): Promise<void> {
+  applied ??= (async () => {
+    const dir = new URL('../../crds/', import.meta.url).pathname;
+    const r = await kubectl(['apply', '--server-side', '-f', dir]);
+    if (r.code !== 0) throw new Error(`applying crds/ failed: ${r.stderr}`);
+    for (const crd of ['dags.svc.io', 'dagruns.svc.io']) {
+      const w = await kubectl(['wait', '--for=condition=Established', `crd/${crd}`, '--timeout=30s']);
+      if (w.code !== 0) throw new Error(`crd/${crd} not established: ${w.stderr}`);
+    }
+    const probe = await createNamespace('crd-probe');
+    await eventually('the svc.io resources to be served', async () => (await kubectl(['get', 'dags,dagruns', '-n', probe])).code === 0);
+  })();
+  return applied;
+}
+
+/** A fresh namespace, with the CRDs applied, and the cluster's KubeConfig. */
+export async function kubeFixture(prefix: string) {
+  await applyCrds();
+  const namespace = await createNamespace(prefix);
+  return { namespace, kc: loadKubeConfig(cluster().kubeconfig) };
+}
