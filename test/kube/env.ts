@@ -15,9 +15,12 @@ export function applyCrds(): Promise<void> {
     const dir = new URL('../../crds/', import.meta.url).pathname;
     const r = await kubectl(['apply', '--server-side', '-f', dir]);
     if (r.code !== 0) throw new Error(`applying crds/ failed: ${r.stderr}`);
+    // Right after the apply a CRD may have no conditions at all yet (kubectl wait then fails at once).
     for (const crd of ['dags.svc.io', 'dagruns.svc.io']) {
-      const w = await kubectl(['wait', '--for=condition=Established', `crd/${crd}`, '--timeout=30s']);
-      if (w.code !== 0) throw new Error(`crd/${crd} not established: ${w.stderr}`);
+      await eventually(`crd/${crd} to be established`, async () => {
+        const w = await kubectl(['get', `crd/${crd}`, '-o', 'jsonpath={.status.conditions[?(@.type=="Established")].status}']);
+        return w.stdout === 'True';
+      });
     }
     const probe = await createNamespace('crd-probe');
     await eventually('the svc.io resources to be served', async () => (await kubectl(['get', 'dags,dagruns', '-n', probe])).code === 0);
