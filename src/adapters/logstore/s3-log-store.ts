@@ -33,7 +33,7 @@ export interface S3LogStoreOptions {
   cacheBytes?: number;
   /** The clock that stamps chunk names (default Date.now). */
   now?: () => number;
-  /** Told of a timed flush that failed (its text is kept and tried again); default: ignored. */
+  /** Told of a write that failed outside flush()/close() (its text is kept and tried again); default: ignored. */
   onError?: (e: unknown) => void;
 }
 

@@ -20,7 +20,7 @@ export interface ChunkWriterOptions {
   now: () => number;
   /** Ends every chunk name: writers never share one. */
   writerId: string;
-  /** A write failed that nobody awaited (a timed flush); it is retried after the next interval. */
+  /** A write failed that no flush() awaited; its text is kept and tried again after an interval. */
   onError: (e: unknown) => void;
 }
 
@@ -52,7 +52,11 @@ export class S3ChunkWriter {
 
   constructor(private readonly objects: S3Objects, private readonly opts: ChunkWriterOptions) {}
 
-  /** Buffers the text; resolves at once, or once written when the buffer passed flushBytes. */
+  /**
+   * Buffers the text. Resolves at once, or once the log's buffer is written when it passed flushBytes (a
+   * writer faster than the bucket waits for it). Rejects only after close: a failed write keeps the
+   * text and goes to onError, so a caller never appends the same text twice.
+   */
   async append(logKey: string, text: string): Promise<void> {
     if (this.closed) throw new Error('S3LogStore: append after close');
     let p = this.pending.get(logKey);
@@ -62,7 +66,7 @@ export class S3ChunkWriter {
     }
     p.parts.push(text);
     p.bytes += Buffer.byteLength(text);
-    if (p.bytes >= this.opts.flushBytes) await this.flush(logKey);
+    if (p.bytes >= this.opts.flushBytes) await this.flush(logKey).catch(this.opts.onError);
     else this.arm(logKey, p);
   }
 
