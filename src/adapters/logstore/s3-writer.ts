@@ -100,7 +100,7 @@ export class S3ChunkWriter {
       p.timer = undefined;
       this.flush(logKey).catch(this.opts.onError);
     }, delay);
-    // Timers keep no process alive: a writer that exits calls close() (the port's users do).
+    // Timers keep no process alive: a writer calls close() before it exits.
     p.timer.unref();
   }
 
