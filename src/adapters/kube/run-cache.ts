@@ -1,0 +1,158 @@
+/**
+ * A watch-fed cache of one namespace's DagRuns, so that list() reads memory instead of LISTing
+ * thousands of objects on every `GET /dag-runs`.
+ *
+ * - Synced once the informer has listed and its watch is open; after a watch error it is unsynced
+ *   (callers LIST the API) until a restart, with backoff, succeeds.
+ * - Read your own writes: objects() waits (briefly) until the watch has delivered the highest
+ *   resourceVersion this instance wrote; runs this instance deleted are hidden until the watch drops
+ *   them. Writes of other instances show up as soon as the watch delivers them.
+ * resourceVersions are compared as integers: the API server issues etcd revisions, and the watch
+ * delivers them in order. A version that is not an integer counts as 0 (never waited for).
+ */
+import { ListWatch, Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import type { DagRunApi } from './run-api.js';
+import type { DagRunObject } from './run-mapping.js';
+
+/** How long objects() waits for the watch to deliver this instance's own writes before giving up. */
+export const DEFAULT_CATCH_UP_MS = 2000;
+const MAX_BACKOFF_MS = 30_000;
+/** Deleted runs remembered until the watch drops them (a bound, for deletes the watch never saw). */
+const MAX_GONE = 10_000;
+
+const version = (rv: string | undefined): bigint => {
+  try {
+    return rv ? BigInt(rv) : 0n;
+  } catch {
+    return 0n;
+  }
+};
+
+export class RunCache {
+  private readonly informer: ListWatch<KubernetesObject>;
+  private synced = false;
+  private closed = false;
+  private failedSinceStart = false;
+  private backoffMs = 0;
+  private restart: NodeJS.Timeout | undefined;
+  /** Highest resourceVersion the watch delivered, and the highest this instance wrote. */
+  private seen = 0n;
+  private wrote = 0n;
+  /** name -> uid of runs this instance deleted, until the watch reports the deletion. */
+  private readonly gone = new Map<string, string>();
+  private readonly wakers = new Set<() => void>();
+
+  constructor(kc: KubeConfig, api: DagRunApi, private readonly catchUpMs = DEFAULT_CATCH_UP_MS) {
+    // What makeInformer builds, typed as itself: the list's resourceVersion is needed (latestResourceVersion).
+    this.informer = new ListWatch<KubernetesObject>(api.path, new Watch(kc), () => api.list() as never, false);
+    this.informer.on('add', (o) => this.saw(o as DagRunObject));
+    this.informer.on('update', (o) => this.saw(o as DagRunObject));
+    this.informer.on('delete', (o) => this.sawDeleted(o as DagRunObject));
+    this.informer.on('error', () => this.failed());
+    void this.start();
+  }
+
+  get isSynced(): boolean {
+    return this.synced;
+  }
+
+  /** Resolves true once synced, false after `timeoutMs` or close. */
+  async whenSynced(timeoutMs = 30_000): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.synced && !this.closed && Date.now() < deadline) await this.nextEvent(deadline - Date.now());
+    return this.synced;
+  }
+
+  /** This instance wrote `o` (create, status write, patch). */
+  noteWrite(o: DagRunObject): void {
+    const v = version(o.metadata.resourceVersion);
+    if (v > this.wrote) this.wrote = v;
+  }
+
+  /** This instance deleted the run `name` whose uid was `uid`. */
+  noteDelete(name: string, uid: string): void {
+    this.gone.delete(name);
+    this.gone.set(name, uid);
+    if (this.gone.size > MAX_GONE) this.gone.delete(this.gone.keys().next().value as string);
+  }
+
+  /** The cached runs, including this instance's own writes; undefined when the cache cannot answer (LIST instead). */
+  async objects(): Promise<DagRunObject[] | undefined> {
+    if (!(await this.caughtUp())) return undefined;
+    const all = this.informer.list() as DagRunObject[];
+    return this.gone.size === 0 ? all : all.filter((o) => this.gone.get(o.metadata.name) !== o.metadata.uid);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.synced = false;
+    clearTimeout(this.restart);
+    await this.informer.stop();
+    this.wake();
+  }
+
+  private async start(): Promise<void> {
+    this.failedSinceStart = false;
+    try {
+      await this.informer.start();
+    } catch {
+      this.failed();
+    }
+    if (this.closed || this.failedSinceStart) return;
+    this.bump(this.informer.latestResourceVersion());
+    this.synced = true;
+    this.backoffMs = 0;
+    this.wake();
+  }
+
+  /** A failed list or watch: the informer stops; start again after a growing pause. */
+  private failed(): void {
+    this.synced = false;
+    this.failedSinceStart = true;
+    if (this.closed) return;
+    this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 250), MAX_BACKOFF_MS);
+    clearTimeout(this.restart);
+    this.restart = setTimeout(() => void this.start(), this.backoffMs);
+  }
+
+  private async caughtUp(): Promise<boolean> {
+    const deadline = Date.now() + this.catchUpMs;
+    while (this.synced && this.seen < this.wrote) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      await this.nextEvent(left);
+    }
+    return this.synced;
+  }
+
+  private saw(o: DagRunObject): void {
+    this.bump(o.metadata.resourceVersion);
+  }
+
+  private sawDeleted(o: DagRunObject): void {
+    if (this.gone.get(o.metadata.name) === o.metadata.uid) this.gone.delete(o.metadata.name);
+    this.bump(o.metadata.resourceVersion);
+  }
+
+  private bump(rv: string | undefined): void {
+    const v = version(rv);
+    if (v > this.seen) this.seen = v;
+    this.wake();
+  }
+
+  private nextEvent(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.wakers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, ms));
+      this.wakers.add(done);
+    });
+  }
+
+  private wake(): void {
+    for (const w of [...this.wakers]) w();
+  }
+}

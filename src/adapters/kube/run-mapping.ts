@@ -1,0 +1,140 @@
+/**
+ * DagRunResource <-> the DagRun custom resource (crds.ts). Pure.
+ *
+ * What the custom resource holds beyond the port's resource, and why:
+ * - spec.stopRequested: the stop request (RunStore.requestStop), outside the status the driver owns;
+ * - status.phase and status.progress: the printer columns of `kubectl get dagruns`, derived from
+ *   status.run on every status write;
+ * - a `Written` condition whose lastTransitionTime is the time of the last status write, to the
+ *   millisecond (RunListFilter.writtenBefore: managedFields times have whole seconds only);
+ * - the annotation CREATED_AT_ANNOTATION: the creationTimestamp the caller gave (the API server
+ *   always sets metadata.creationTimestamp itself, and runs are listed by the caller's time).
+ * All of these are stripped when reading back, so a run reads back as it was written.
+ */
+import { BadRequestError } from '../../core/errors.js';
+import { dagRunMetadata, dagRunName } from '../../core/naming.js';
+import type { RunKey } from '../../core/ports/run-store.js';
+import { API_VERSION, isSafeDagName, isValidRunId, type DagRunResource, type DagRunSpec, type DagRunStatus } from '../../core/resources.js';
+import { isNodeDone, runStatusLabel } from '../../core/run/status.js';
+import type { KubeObject } from './client.js';
+
+export const CREATED_AT_ANNOTATION = 'svc.io/creation-timestamp';
+export const WRITTEN_CONDITION = 'Written';
+
+/** Object budget: etcd refuses requests near 1.5 MB; the spec and metadata need their share too. */
+export const DEFAULT_MAX_STATUS_BYTES = 1024 * 1024;
+
+interface Condition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+}
+
+/** The status as stored: the port's status plus the derived fields. */
+export interface StoredStatus extends DagRunStatus {
+  phase?: string;
+  progress?: string;
+  conditions?: Condition[];
+}
+
+export interface DagRunObject extends KubeObject {
+  spec?: DagRunSpec & { stopRequested?: boolean };
+  status?: StoredStatus;
+}
+
+/** The object name of a run, after the one check of run ids and DAG names (BadRequestError). */
+export function objectName(k: RunKey): string {
+  checkDagName(k.dagName);
+  if (!isValidRunId(k.dagRunId)) throw new BadRequestError(`invalid dag-run id ${JSON.stringify(k.dagRunId)}`, { dagRunId: k.dagRunId });
+  return dagRunName(k.dagName, k.dagRunId);
+}
+
+export function checkDagName(dagName: string): void {
+  if (!isSafeDagName(dagName)) throw new BadRequestError(`invalid DAG name ${JSON.stringify(dagName)}`, { dagName });
+}
+
+/** "done/total" over the run's step nodes. */
+export function progressOf(status: DagRunStatus): string {
+  const nodes = status.run.nodes ?? [];
+  return `${nodes.filter((n) => isNodeDone(n.status)).length}/${nodes.length}`;
+}
+
+/** The status to store, stamped with the write time; BadRequestError when its JSON is over the budget. */
+export function storedStatus(key: RunKey, status: DagRunStatus, now: number, maxBytes: number): StoredStatus {
+  const stored: StoredStatus = {
+    ...status,
+    phase: runStatusLabel(status.run.status),
+    progress: progressOf(status),
+    conditions: [{ type: WRITTEN_CONDITION, status: 'True', reason: 'StatusWritten', lastTransitionTime: new Date(now).toISOString() }],
+  };
+  const bytes = Buffer.byteLength(JSON.stringify(stored));
+  if (bytes > maxBytes) {
+    throw new BadRequestError(
+      `the status of run ${key.dagName}/${key.dagRunId} is ${bytes} bytes of JSON, over the ${maxBytes}-byte limit of a DagRun status `
+      + '(etcd caps objects near 1.5 MB): keep logs and large outputs in the log store', { ...key, bytes, limit: maxBytes });
+  }
+  return stored;
+}
+
+/** The object create() sends: naming metadata always from the run's identity, status left to replaceStatus. */
+export function newObject(run: DagRunResource): DagRunObject {
+  const named = dagRunMetadata(run.spec, run.spec.root, run.spec.parent);
+  const given = run.metadata.creationTimestamp;
+  return {
+    apiVersion: API_VERSION,
+    kind: 'DagRun',
+    metadata: {
+      name: named.name,
+      labels: { ...run.metadata.labels, ...named.labels },
+      annotations: { ...run.metadata.annotations, ...named.annotations, ...(given ? { [CREATED_AT_ANNOTATION]: given } : {}) },
+    },
+    spec: run.spec,
+  };
+}
+
+/** The body of a status-subresource write: compare-and-swap on resourceVersion. */
+export function statusObject(name: string, resourceVersion: string, status: StoredStatus): DagRunObject {
+  return { apiVersion: API_VERSION, kind: 'DagRun', metadata: { name, resourceVersion }, status };
+}
+
+/** Half-written (created, status not yet written) objects have no status.run: not a run yet. */
+export const isComplete = (o: DagRunObject): boolean => o.spec !== undefined && o.status?.run !== undefined;
+
+/** The creation time runs are ordered by: the caller's, else the API server's. */
+export const createdAt = (o: KubeObject): string =>
+  o.metadata.annotations?.[CREATED_AT_ANNOTATION] ?? o.metadata.creationTimestamp ?? '';
+
+/**
+ * When the status was last written (ms): the Written condition, else (an object svc did not write) the
+ * latest managedFields time, whole seconds, else the creation time.
+ */
+export function writtenAt(o: DagRunObject): number {
+  const stamp = o.status?.conditions?.find((c) => c.type === WRITTEN_CONDITION)?.lastTransitionTime;
+  if (stamp) return Date.parse(stamp);
+  const times = (o.metadata.managedFields ?? []).map((f) => Date.parse(f.time ?? '')).filter((t) => !Number.isNaN(t));
+  return times.length > 0 ? Math.max(...times) : Date.parse(o.metadata.creationTimestamp ?? '');
+}
+
+/** The port's resource, a deep copy (objects may be shared with the watch cache). */
+export function toRun(o: DagRunObject): DagRunResource {
+  const { [CREATED_AT_ANNOTATION]: _given, ...annotations } = o.metadata.annotations ?? {};
+  const { stopRequested: _stop, ...spec } = o.spec!;
+  const { phase: _p, progress: _q, conditions: _c, ...status } = o.status!;
+  return structuredClone({
+    apiVersion: API_VERSION,
+    kind: 'DagRun',
+    metadata: {
+      name: o.metadata.name,
+      ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
+      uid: o.metadata.uid ?? '',
+      resourceVersion: o.metadata.resourceVersion ?? '',
+      creationTimestamp: createdAt(o),
+      labels: o.metadata.labels ?? {},
+      annotations,
+    },
+    spec,
+    status,
+  });
+}

@@ -1,0 +1,169 @@
+/**
+ * KubeRunStore: the RunStore port over DagRun custom resources (svc.io/v1alpha1, `dagruns`) in one
+ * namespace (ARCHITECTURE "The resource model"). Object names, labels and annotations come from
+ * core/naming.ts; the mapping of fields is in run-mapping.ts.
+ *
+ * - create writes the object, then its status (the status subresource ignores status on create).
+ *   Until the status is written the object is half-written: get and list do not show it.
+ * - updateStatus is compare-and-swap through the status subresource. A stop request patches spec and so
+ *   moves metadata.resourceVersion; the port promises that it does not disturb the driver's CAS, so on a
+ *   conflict the status at the caller's version is read back from etcd: when it is the current status
+ *   (only spec or metadata moved), the write is retried on the current version.
+ * - list answers from a watch-fed cache when `cache` is on and synced (run-cache.ts), else LISTs the
+ *   API with label selectors. get and all writes are direct API calls.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ConflictError, NotFoundError } from '../../core/errors.js';
+import type { Clock } from '../../core/ports/clock.js';
+import { runKeyOf, type RunKey, type RunListFilter, type RunStore } from '../../core/ports/run-store.js';
+import type { DagRunResource, DagRunStatus } from '../../core/resources.js';
+import { CustomResources } from './client.js';
+import { DAG_RUN_PLURAL, DagRunApi } from './run-api.js';
+import { RunCache } from './run-cache.js';
+import { selectorOf, selectRuns } from './run-list.js';
+import {
+  checkDagName, DEFAULT_MAX_STATUS_BYTES, isComplete, newObject, objectName, statusObject, storedStatus, toRun,
+  type DagRunObject,
+} from './run-mapping.js';
+
+export interface KubeRunStoreOptions {
+  /**
+   * Answer list() from a watch on the namespace's DagRuns (default false: every list() LISTs the API).
+   * For the API server, where `GET /dag-runs` must not read thousands of objects from etcd each time.
+   * `catchUpMs`: how long a list() waits for the watch to deliver this instance's own writes (default 2000).
+   */
+  cache?: boolean | { catchUpMs?: number };
+  /** Time of status writes (writtenBefore); default the system clock. */
+  clock?: Clock;
+  /** Budget of one status as JSON (default 1 MiB): a write over it fails with BadRequestError. */
+  maxStatusBytes?: number;
+}
+
+/** How often updateStatus retries when only spec or metadata moved under it (stop requests). */
+const CAS_RETRIES = 3;
+
+export class KubeRunStore implements RunStore {
+  private readonly runs: CustomResources<DagRunObject>;
+  private readonly api: DagRunApi;
+  private readonly cache: RunCache | undefined;
+  private readonly clock: Clock;
+  private readonly maxStatusBytes: number;
+  private lastStamp = 0;
+
+  constructor(kc: KubeConfig, readonly namespace: string, opts: KubeRunStoreOptions = {}) {
+    this.runs = new CustomResources<DagRunObject>(kc, namespace, DAG_RUN_PLURAL);
+    this.api = new DagRunApi(kc, namespace);
+    const cache = opts.cache === true ? {} : opts.cache || undefined;
+    this.cache = cache ? new RunCache(kc, this.api, cache.catchUpMs) : undefined;
+    this.clock = opts.clock ?? { now: () => Date.now() };
+    this.maxStatusBytes = opts.maxStatusBytes ?? DEFAULT_MAX_STATUS_BYTES;
+  }
+
+  /** With the cache: resolves true once list() answers from it (false after the timeout, or without one). */
+  whenSynced(timeoutMs?: number): Promise<boolean> {
+    return this.cache ? this.cache.whenSynced(timeoutMs) : Promise.resolve(false);
+  }
+
+  /** Stops the watch of the cache; the store still works, listing the API. */
+  async close(): Promise<void> {
+    await this.cache?.close();
+  }
+
+  async create(run: DagRunResource): Promise<DagRunResource> {
+    const key = runKeyOf(run);
+    const name = objectName(key);
+    const status = storedStatus(key, run.status, this.stamp(), this.maxStatusBytes);
+    const created = await this.runs.create(newObject(run));
+    this.cache?.noteWrite(created);
+    try {
+      return toRun(await this.writeStatus(statusObject(name, created.metadata.resourceVersion ?? '', status)));
+    } catch (e) {
+      // Not left half-written: the run id can be used again.
+      await this.runs.delete(name).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  async get(key: RunKey): Promise<DagRunResource | undefined> {
+    const o = await this.runs.get(objectName(key));
+    return o && isComplete(o) ? toRun(o) : undefined;
+  }
+
+  async updateStatus(key: RunKey, resourceVersion: string, status: DagRunStatus): Promise<DagRunResource> {
+    const name = objectName(key);
+    const stored = storedStatus(key, status, this.stamp(), this.maxStatusBytes);
+    if (!resourceVersion) throw new ConflictError(`run ${key.dagName}/${key.dagRunId}: no resourceVersion to compare with`);
+    let version = resourceVersion;
+    for (let retry = 0; ; retry++) {
+      try {
+        return toRun(await this.writeStatus(statusObject(name, version, stored)));
+      } catch (e) {
+        if (!(e instanceof ConflictError) || retry >= CAS_RETRIES) throw e;
+        const current = await this.statusUnchangedSince(name, resourceVersion);
+        if (!current) throw e;
+        version = current;
+      }
+    }
+  }
+
+  /**
+   * The current resourceVersion when the run's status is still the one it had at `resourceVersion` (only
+   * spec or metadata changed since, e.g. a stop request); undefined when the status was written since,
+   * the run was re-created, or the old version is no longer kept (etcd compaction).
+   */
+  private async statusUnchangedSince(name: string, resourceVersion: string): Promise<string | undefined> {
+    const [then, now] = await Promise.all([this.api.at(name, resourceVersion), this.runs.get(name)]);
+    if (!now) throw new NotFoundError(`${DAG_RUN_PLURAL}/${name} not found`);
+    if (!then || then.metadata.uid !== now.metadata.uid || !isDeepStrictEqual(then.status, now.status)) return undefined;
+    return now.metadata.resourceVersion;
+  }
+
+  /**
+   * The time of a status write, later than this instance's previous one: a write always changes the
+   * stored status, so it always gets a new resourceVersion (the API server keeps the version of a write
+   * that changes nothing, and a stale writer holding that version would then win).
+   */
+  private stamp(): number {
+    this.lastStamp = Math.max(this.clock.now(), this.lastStamp + 1);
+    return this.lastStamp;
+  }
+
+  private async writeStatus(body: DagRunObject): Promise<DagRunObject> {
+    const written = await this.runs.replaceStatus(body);
+    this.cache?.noteWrite(written);
+    return written;
+  }
+
+  async list(filter: RunListFilter = {}): Promise<DagRunResource[]> {
+    if (filter.dagName !== undefined) checkDagName(filter.dagName);
+    if (filter.limit === 0) return [];
+    const cached = await this.cache?.objects();
+    const objects = cached ?? (await this.api.list(selectorOf(filter))).items;
+    return selectRuns(objects, filter);
+  }
+
+  async delete(key: RunKey): Promise<void> {
+    const name = objectName(key);
+    const uid = await this.api.delete(name);
+    if (uid) this.cache?.noteDelete(name, uid);
+  }
+
+  async requestStop(key: RunKey): Promise<void> {
+    const patched = await this.runs.mergePatch(objectName(key), { spec: { stopRequested: true } });
+    this.cache?.noteWrite(patched);
+  }
+
+  async isStopRequested(key: RunKey): Promise<boolean> {
+    return (await this.runs.get(objectName(key)))?.spec?.stopRequested === true;
+  }
+
+  async clearStop(key: RunKey): Promise<void> {
+    try {
+      const patched = await this.runs.mergePatch(objectName(key), { spec: { stopRequested: null } });
+      this.cache?.noteWrite(patched);
+    } catch (e) {
+      if (!(e instanceof NotFoundError)) throw e;
+    }
+  }
+}

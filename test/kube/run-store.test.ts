@@ -1,0 +1,146 @@
+/**
+ * KubeRunStore on the test bed's real API server: the RunStore conformance suite, with and without the
+ * watch-fed cache, then what is Kubernetes' own: printer columns, several API replicas, the cache, the
+ * status budget.
+ */
+import { jest } from '@jest/globals';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { DagRunApi } from '../../src/adapters/kube/run-api.js';
+import { KubeRunStore, type KubeRunStoreOptions } from '../../src/adapters/kube/run-store.js';
+import { makeRun, runStoreConformance } from '../../src/adapters/store/conformance.js';
+import { BadRequestError, ConflictError } from '../../src/core/errors.js';
+import { runKeyOf } from '../../src/core/ports/run-store.js';
+import { NodeStatus, RunStatus } from '../../src/core/run/status.js';
+import { eventually, kubectl } from '../testbed/helpers.js';
+import { deleteNamespace, describeCluster, kubeFixture } from './env.js';
+
+const namespaces: string[] = [];
+const stores: KubeRunStore[] = [];
+
+async function fixture(): Promise<{ namespace: string; kc: KubeConfig }> {
+  const f = await kubeFixture('runs');
+  namespaces.push(f.namespace);
+  return f;
+}
+
+function open(kc: KubeConfig, namespace: string, opts: KubeRunStoreOptions = {}): KubeRunStore {
+  const store = new KubeRunStore(kc, namespace, opts);
+  stores.push(store);
+  return store;
+}
+
+async function synced(kc: KubeConfig, namespace: string, opts: KubeRunStoreOptions = {}): Promise<KubeRunStore> {
+  const store = open(kc, namespace, { cache: true, ...opts });
+  expect(await store.whenSynced()).toBe(true);
+  return store;
+}
+
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((s) => s.close()));
+});
+afterAll(async () => {
+  await Promise.all(namespaces.splice(0).map((ns) => deleteNamespace(ns)));
+});
+
+describeCluster('KubeRunStore', () => {
+  runStoreConformance('KubeRunStore', async () => {
+    const { namespace, kc } = await fixture();
+    return open(kc, namespace);
+  });
+
+  runStoreConformance('KubeRunStore with the watch cache', async () => {
+    const { namespace, kc } = await fixture();
+    return synced(kc, namespace);
+  });
+
+  test('kubectl get dagruns shows the phase and the steps done after a status write', async () => {
+    const { namespace, kc } = await fixture();
+    const store = open(kc, namespace);
+    const created = await store.create(makeRun({ dagName: 'nightly', dagRunId: 'r1' }));
+    const run = structuredClone(created.status.run);
+    run.status = RunStatus.Running;
+    run.nodes[0]!.status = NodeStatus.Succeeded;
+    await store.updateStatus(runKeyOf(created), created.metadata.resourceVersion, { ...created.status, run });
+    const table = await kubectl(['get', 'dagruns', '-n', namespace]);
+    expect(table.stdout.split('\n')[0]).toMatch(/NAME\s+DAG\s+STATUS\s+STEPS/);
+    expect(table.stdout).toMatch(new RegExp(`${created.metadata.name}\\s+nightly\\s+running\\s+1/2`));
+    const raw = JSON.parse((await kubectl(['get', 'dagrun', created.metadata.name, '-n', namespace, '-o', 'json'])).stdout);
+    expect(raw.metadata.labels).toEqual(created.metadata.labels);
+    expect(raw.status.conditions).toEqual([expect.objectContaining({ type: 'Written', status: 'True' })]);
+  });
+
+  test('a second instance (another API replica) sees the first one\'s writes, and CAS holds between them', async () => {
+    const { namespace, kc } = await fixture();
+    const one = open(kc, namespace);
+    const two = await synced(kc, namespace);
+    const created = await one.create(makeRun());
+    expect(await two.get(runKeyOf(created))).toEqual(created);
+    const updated = await two.updateStatus(runKeyOf(created), created.metadata.resourceVersion, { ...created.status, attemptId: 'two' });
+    await expect(one.updateStatus(runKeyOf(created), created.metadata.resourceVersion, { ...created.status, attemptId: 'one' }))
+      .rejects.toBeInstanceOf(ConflictError);
+    expect(await one.get(runKeyOf(created))).toEqual(updated);
+    await one.requestStop(runKeyOf(created));
+    expect(await two.isStopRequested(runKeyOf(created))).toBe(true);
+    await eventually('the cached list to show the write of the other instance', async () =>
+      (await two.list())[0]?.status.attemptId === 'two');
+    await one.delete(runKeyOf(created));
+    await eventually('the cached list to drop the run the other instance deleted', async () => (await two.list()).length === 0);
+  });
+
+  test('the cached list sees a run created by another instance within a short time, without LISTing the API', async () => {
+    const { namespace, kc } = await fixture();
+    const cached = await synced(kc, namespace);
+    const other = open(kc, namespace);
+    const lists = jest.spyOn(DagRunApi.prototype, 'list');
+    try {
+      const t0 = Date.now();
+      await other.create(makeRun({ dagRunId: 'elsewhere' }));
+      const found = await eventually('the other instance\'s run in the cached list', async () => {
+        const runs = await cached.list();
+        return runs.length === 1 ? runs : undefined;
+      }, 5000);
+      expect(found[0]!.spec.dagRunId).toBe('elsewhere');
+      expect(Date.now() - t0).toBeLessThan(5000);
+      expect(lists).not.toHaveBeenCalled();
+    } finally {
+      lists.mockRestore();
+    }
+  });
+
+  test('a cache that is closed (or not yet synced) gives way to a LIST of the API', async () => {
+    const { namespace, kc } = await fixture();
+    const store = await synced(kc, namespace);
+    await store.create(makeRun());
+    await store.close();
+    const lists = jest.spyOn(DagRunApi.prototype, 'list');
+    try {
+      expect((await store.list()).map((r) => r.spec.dagRunId)).toEqual(['r1']);
+      expect(lists).toHaveBeenCalledTimes(1);
+    } finally {
+      lists.mockRestore();
+    }
+  });
+
+  test('a status over the budget is refused with its size and the limit, and nothing is written', async () => {
+    const { namespace, kc } = await fixture();
+    const store = open(kc, namespace, { maxStatusBytes: 64 * 1024 });
+    const big = makeRun({ dagRunId: 'big' });
+    big.status.run.outputs = { BIG: 'x'.repeat(70 * 1024) };
+    await expect(store.create(big)).rejects.toThrow(/is \d+ bytes of JSON, over the 65536-byte limit/);
+    expect(await store.get(runKeyOf(big))).toBeUndefined();
+    const created = await store.create(makeRun());
+    const status = structuredClone(created.status);
+    status.run.outputs = { BIG: 'x'.repeat(70 * 1024) };
+    const write = store.updateStatus(runKeyOf(created), created.metadata.resourceVersion, status);
+    await expect(write).rejects.toBeInstanceOf(BadRequestError);
+    expect(await store.get(runKeyOf(created))).toEqual(created);
+  });
+
+  test('the default budget is 1 MiB', async () => {
+    const { namespace, kc } = await fixture();
+    const store = open(kc, namespace);
+    const big = makeRun();
+    big.status.run.outputs = { BIG: 'x'.repeat(1024 * 1024) };
+    await expect(store.create(big)).rejects.toThrow(/over the 1048576-byte limit/);
+  });
+});
