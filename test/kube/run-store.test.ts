@@ -5,7 +5,9 @@
  */
 import { jest } from '@jest/globals';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { DagRunApi } from '../../src/adapters/kube/run-api.js';
+import { CustomResources } from '../../src/adapters/kube/client.js';
+import { DAG_RUN_PLURAL, DagRunApi } from '../../src/adapters/kube/run-api.js';
+import type { DagRunObject } from '../../src/adapters/kube/run-mapping.js';
 import { KubeRunStore, type KubeRunStoreOptions } from '../../src/adapters/kube/run-store.js';
 import { makeRun, runStoreConformance } from '../../src/adapters/store/conformance.js';
 import { BadRequestError, ConflictError } from '../../src/core/errors.js';
@@ -143,4 +145,58 @@ describeCluster('KubeRunStore', () => {
     big.status.run.outputs = { BIG: 'x'.repeat(1024 * 1024) };
     await expect(store.create(big)).rejects.toThrow(/over the 1048576-byte limit/);
   });
+
+  test('create() writes the status even when a controller patched the new object first', async () => {
+    const { namespace, kc } = await fixture();
+    const store = open(kc, namespace);
+    const create = CustomResources.prototype.create;
+    const patchedFirst = jest.spyOn(CustomResources.prototype, 'create').mockImplementation(async function (this: CustomResources<DagRunObject>, obj) {
+      const o = await create.call(this, obj);
+      await this.mergePatch(o.metadata.name, { metadata: { labels: { controller: 'was-here' } } });
+      return o; // its resourceVersion is already stale
+    });
+    try {
+      const created = await store.create(makeRun());
+      expect(created.metadata.labels.controller).toBe('was-here');
+      expect(await store.get(runKeyOf(created))).toEqual(created);
+    } finally {
+      patchedFirst.mockRestore();
+    }
+  });
+});
+
+/**
+ * Figures, not assertions: SVC_BENCH=1 lists 1,000 runs from the API and from the cache
+ * (ARCHITECTURE "Testing": benchmarks are never timed assertions).
+ */
+describeCluster('KubeRunStore list of 1,000 runs (SVC_BENCH=1)', () => {
+  const bench = process.env.SVC_BENCH ? test : test.skip;
+
+  async function timed(what: string, n: number, fn: () => Promise<unknown>): Promise<void> {
+    await fn();
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) await fn();
+    process.stdout.write(`${what}: ${((performance.now() - t0) / n).toFixed(1)} ms per list\n`);
+  }
+
+  bench('direct LIST vs cache', async () => {
+    const { namespace, kc } = await fixture();
+    const direct = open(kc, namespace);
+    const t0 = performance.now();
+    const ids = Array.from({ length: 1000 }, (_, i) => `r${String(i).padStart(4, '0')}`);
+    for (let i = 0; i < ids.length; i += 50) {
+      await Promise.all(ids.slice(i, i + 50).map((id, j) => direct.create(makeRun({ dagName: `dag${j % 10}`, dagRunId: id }))));
+    }
+    process.stdout.write(`created 1,000 runs in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+    const t1 = performance.now();
+    const cached = await synced(kc, namespace);
+    process.stdout.write(`cache synced in ${(performance.now() - t1).toFixed(0)} ms\n`);
+    expect(await cached.list()).toHaveLength(1000);
+    await timed('direct, all', 10, () => direct.list());
+    await timed('cache, all', 10, () => cached.list());
+    await timed('direct, limit 20', 10, () => direct.list({ limit: 20 }));
+    await timed('cache, limit 20', 50, () => cached.list({ limit: 20 }));
+    await timed('direct, one DAG (100)', 10, () => direct.list({ dagName: 'dag3' }));
+    await timed('cache, one DAG (100)', 50, () => cached.list({ dagName: 'dag3' }));
+  }, 600_000);
 });

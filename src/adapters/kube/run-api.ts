@@ -71,10 +71,14 @@ export class DagRunApi {
     }
   }
 
-  /** The deleted object's uid; undefined when there was nothing to delete. */
-  async delete(name: string): Promise<string | undefined> {
+  /**
+   * The deleted object's uid; undefined when there was nothing to delete. With `uid`, only that very
+   * object is deleted (ConflictError when the name now belongs to another).
+   */
+  async delete(name: string, uid?: string): Promise<string | undefined> {
     try {
-      const out = await this.api.deleteNamespacedCustomObject({ ...this.where, name }) as { details?: { uid?: string } };
+      const body = uid ? { preconditions: { uid } } : undefined;
+      const out = await this.api.deleteNamespacedCustomObject({ ...this.where, name, ...(body ? { body } : {}) }) as { details?: { uid?: string } };
       return out.details?.uid ?? '';
     } catch (e) {
       const err = kubeError(e, `${DAG_RUN_PLURAL}/${name}`);

@@ -117,7 +117,10 @@ export class RunCache {
 
   private async caughtUp(): Promise<boolean> {
     const deadline = Date.now() + this.catchUpMs;
-    while (this.synced && this.seen < this.wrote) {
+    for (;;) {
+      // The list's version too: after a relist (the watch's version expired) no event may follow.
+      this.bump(this.informer.latestResourceVersion());
+      if (!this.synced || this.seen >= this.wrote) break;
       const left = deadline - Date.now();
       if (left <= 0) return false;
       await this.nextEvent(left);
@@ -136,7 +139,8 @@ export class RunCache {
 
   private bump(rv: string | undefined): void {
     const v = version(rv);
-    if (v > this.seen) this.seen = v;
+    if (v <= this.seen) return;
+    this.seen = v;
     this.wake();
   }
 

@@ -94,7 +94,7 @@ export function newObject(run: DagRunResource): DagRunObject {
   };
 }
 
-/** The body of a status-subresource write: compare-and-swap on resourceVersion. */
+/** The body of a status-subresource write: compare-and-swap on resourceVersion (the API requires one). */
 export function statusObject(name: string, resourceVersion: string, status: StoredStatus): DagRunObject {
   return { apiVersion: API_VERSION, kind: 'DagRun', metadata: { name, resourceVersion }, status };
 }

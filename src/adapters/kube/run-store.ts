@@ -24,7 +24,7 @@ import { RunCache } from './run-cache.js';
 import { selectorOf, selectRuns } from './run-list.js';
 import {
   checkDagName, DEFAULT_MAX_STATUS_BYTES, isComplete, newObject, objectName, statusObject, storedStatus, toRun,
-  type DagRunObject,
+  type DagRunObject, type StoredStatus,
 } from './run-mapping.js';
 
 export interface KubeRunStoreOptions {
@@ -76,11 +76,17 @@ export class KubeRunStore implements RunStore {
     const status = storedStatus(key, run.status, this.stamp(), this.maxStatusBytes);
     const created = await this.runs.create(newObject(run));
     this.cache?.noteWrite(created);
+    const uid = created.metadata.uid ?? '';
     try {
-      return toRun(await this.writeStatus(statusObject(name, created.metadata.resourceVersion ?? '', status)));
+      // Another client (a controller) may have labelled or patched the new object first: fine while it is
+      // the same object and still has no status.
+      return await this.writeStatus(name, created.metadata.resourceVersion ?? '', status, async () => {
+        const now = await this.runs.get(name);
+        return now?.metadata.uid === uid && now.status === undefined ? now.metadata.resourceVersion : undefined;
+      });
     } catch (e) {
-      // Not left half-written: the run id can be used again.
-      await this.runs.delete(name).catch(() => undefined);
+      // Not left half-written, so the run id can be used again (that object only, never a newer one).
+      await this.api.delete(name, uid).catch(() => undefined);
       throw e;
     }
   }
@@ -94,13 +100,22 @@ export class KubeRunStore implements RunStore {
     const name = objectName(key);
     const stored = storedStatus(key, status, this.stamp(), this.maxStatusBytes);
     if (!resourceVersion) throw new ConflictError(`run ${key.dagName}/${key.dagRunId}: no resourceVersion to compare with`);
-    let version = resourceVersion;
-    for (let retry = 0; ; retry++) {
+    return this.writeStatus(name, resourceVersion, stored, () => this.statusUnchangedSince(name, resourceVersion));
+  }
+
+  /**
+   * Compare-and-swap of the status on `resourceVersion`. On a conflict, `recheck` says whether the write
+   * may go on anyway, on the version it returns (undefined: the conflict stands).
+   */
+  private async writeStatus(name: string, resourceVersion: string, status: StoredStatus, recheck: () => Promise<string | undefined>): Promise<DagRunResource> {
+    for (let version = resourceVersion, retry = 0; ; retry++) {
       try {
-        return toRun(await this.writeStatus(statusObject(name, version, stored)));
+        const written = await this.runs.replaceStatus(statusObject(name, version, status));
+        this.cache?.noteWrite(written);
+        return toRun(written);
       } catch (e) {
         if (!(e instanceof ConflictError) || retry >= CAS_RETRIES) throw e;
-        const current = await this.statusUnchangedSince(name, resourceVersion);
+        const current = await recheck();
         if (!current) throw e;
         version = current;
       }
@@ -127,12 +142,6 @@ export class KubeRunStore implements RunStore {
   private stamp(): number {
     this.lastStamp = Math.max(this.clock.now(), this.lastStamp + 1);
     return this.lastStamp;
-  }
-
-  private async writeStatus(body: DagRunObject): Promise<DagRunObject> {
-    const written = await this.runs.replaceStatus(body);
-    this.cache?.noteWrite(written);
-    return written;
   }
 
   async list(filter: RunListFilter = {}): Promise<DagRunResource[]> {
