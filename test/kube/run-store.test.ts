@@ -123,6 +123,22 @@ describeCluster('KubeRunStore', () => {
     }
   });
 
+  test('a cache whose LIST failed answers through the API meanwhile, and syncs on its own after a pause', async () => {
+    const { namespace, kc } = await fixture();
+    await open(kc, namespace).create(makeRun());
+    const lists = jest.spyOn(DagRunApi.prototype, 'list').mockRejectedValueOnce(new Error('the API is away'));
+    try {
+      const store = open(kc, namespace, { cache: true });
+      expect((await store.list()).map((r) => r.spec.dagRunId)).toEqual(['r1']);
+      expect(await store.whenSynced(10_000)).toBe(true);
+      const before = lists.mock.calls.length;
+      expect((await store.list()).map((r) => r.spec.dagRunId)).toEqual(['r1']);
+      expect(lists.mock.calls.length).toBe(before);
+    } finally {
+      lists.mockRestore();
+    }
+  });
+
   test('a status over the budget is refused with its size and the limit, and nothing is written', async () => {
     const { namespace, kc } = await fixture();
     const store = open(kc, namespace, { maxStatusBytes: 64 * 1024 });
