@@ -55,8 +55,13 @@ describeCluster('KubeDagStore', () => {
       const store = await open('dagstore-kubectl', opts);
       await apply(store.namespace, readFileSync(new URL('kubernetes/hello.yaml', examples), 'utf8'));
       await apply(store.namespace, 'apiVersion: svc.io/v1alpha1\nkind: Dag\nmetadata:\n  name: bare\nspec:\n  steps:\n    - command: echo bare\n');
-      await eventually('the applied Dags listed', async () => (await store.list()).files.length === 2);
-      expect((await store.list()).files.map((f) => f.fileName)).toEqual(['bare', 'hello']);
+      await apply(store.namespace, 'apiVersion: svc.io/v1alpha1\nkind: Dag\nmetadata:\n  name: dotted.name\nspec: {}\n');
+      const listed = await eventually('the applied Dags listed', async () => {
+        const l = await store.list();
+        return l.files.length + l.errors.length === 3 && l;
+      });
+      expect(listed.files.map((f) => f.fileName)).toEqual(['bare', 'hello']);
+      expect(listed.errors).toEqual([expect.stringContaining('dotted.name')]);
       const read = await store.read('hello');
       const loaded = parseDagText(read!.text, 'hello');
       expect(loaded.errors).toEqual([]);
@@ -126,9 +131,12 @@ describeCluster('KubeDagStore', () => {
   });
 
   test('the cache serves list, stat and suspend flags without a LIST, and sees other replicas\' writes', async () => {
-    const store = await open('dagstore-watch', { cache: true });
-    const other = await replica(store.namespace);
-    await store.write('mine', TEXT);
+    const other = await open('dagstore-watch');
+    await other.write('mine', TEXT);
+    const unsynced = new KubeDagStore(loadKubeConfig(cluster().kubeconfig), other.namespace, { cache: true });
+    opened.push(unsynced);
+    expect((await unsynced.list()).files.map((f) => f.fileName)).toEqual(['mine']);
+    const store = await replica(other.namespace, { cache: true });
     const lists = jest.spyOn(CustomResources.prototype, 'list');
     try {
       await other.write('theirs', TEXT);
@@ -142,5 +150,8 @@ describeCluster('KubeDagStore', () => {
     } finally {
       lists.mockRestore();
     }
+    const many = Array.from({ length: 20 }, (_, i) => `bulk-${i}`);
+    await Promise.all(many.map((n) => store.write(n, TEXT)));
+    expect((await store.list()).files.map((f) => f.fileName)).toEqual([...many.sort(), 'mine']);
   });
 });

@@ -28,6 +28,8 @@ export interface KubeDagStoreOptions {
 }
 
 const DEFAULT_WRITE_ATTEMPTS = 8;
+/** A listing right after more own writes than this (an import) LISTs once rather than GETting each. */
+const MAX_STALE_GETS = 16;
 
 function checked(fileName: string): string {
   if (typeof fileName !== 'string' || fileName.length > 200 || !isValidFileName(fileName)) {
@@ -88,7 +90,7 @@ export class KubeDagStore implements DagStore {
       await this.create(dagObject(fileName, text, spec), fileName);
       return;
     }
-    await this.withRetries(async () => {
+    await this.withRetries(fileName, async () => {
       const current = await this.dags.get(dagObjectName(fileName));
       const obj = dagObject(fileName, text, spec, current);
       this.wrote(current ? await this.dags.replace(obj) : await this.dags.create(obj));
@@ -145,12 +147,13 @@ export class KubeDagStore implements DagStore {
   }
 
   /** Re-read and try again while other writers win the compare-and-swap (or the create). */
-  private async withRetries(attempt: () => Promise<void>): Promise<void> {
+  private async withRetries(fileName: string, attempt: () => Promise<void>): Promise<void> {
     for (let i = 1; ; i++) {
       try {
         return await attempt();
       } catch (e) {
-        if (!lostRace(e) || i >= this.writeAttempts) throw e;
+        if (!lostRace(e)) throw e;
+        if (i >= this.writeAttempts) throw new ConflictError(`DAG ${fileName} kept changing while it was written (${i} attempts): try again`);
         await new Promise((r) => setTimeout(r, Math.random() * 10 * i));
       }
     }
@@ -166,8 +169,10 @@ export class KubeDagStore implements DagStore {
   /** Every Dag of the namespace: the cache with this store's unseen writes read afresh, else a LIST. */
   private async objects(): Promise<DagObject[]> {
     if (!this.cache?.synced) return this.dags.list();
+    const stale = this.cache.stale();
+    if (stale.length > MAX_STALE_GETS) return this.dags.list();
     const byName = new Map(this.cache.list().map((o) => [o.metadata.name, o]));
-    await Promise.all(this.cache.stale().map(async (name) => {
+    await Promise.all(stale.map(async (name) => {
       const fresh = await this.dags.get(name);
       if (fresh) byName.set(name, fresh);
       else byName.delete(name);
