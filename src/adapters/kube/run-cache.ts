@@ -52,10 +52,6 @@ export class RunCache {
     void this.start();
   }
 
-  get isSynced(): boolean {
-    return this.synced;
-  }
-
   /** Resolves true once synced, false after `timeoutMs` or close. */
   async whenSynced(timeoutMs = 30_000): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
@@ -98,6 +94,8 @@ export class RunCache {
     } catch {
       this.failed();
     }
+    // Closed while listing: the informer opened its watch all the same.
+    if (this.closed) await this.informer.stop();
     if (this.closed || this.failedSinceStart) return;
     this.bump(this.informer.latestResourceVersion());
     this.synced = true;
