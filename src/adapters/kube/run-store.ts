@@ -8,7 +8,9 @@
  * - updateStatus is compare-and-swap through the status subresource. A stop request patches spec and so
  *   moves metadata.resourceVersion; the port promises that it does not disturb the driver's CAS, so on a
  *   conflict the status at the caller's version is read back from etcd: when it is the current status
- *   (only spec or metadata moved), the write is retried on the current version.
+ *   (only spec or metadata moved), the write is retried on the current version. A version older than
+ *   etcd's compaction window (5 minutes by default) cannot be read back: the conflict then stands, and
+ *   the caller re-reads, as after any conflict.
  * - list answers from a watch-fed cache when `cache` is on and synced (run-cache.ts), else LISTs the
  *   API with label selectors. get and all writes are direct API calls.
  */
