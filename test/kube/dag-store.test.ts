@@ -121,6 +121,25 @@ describeCluster('KubeDagStore', () => {
     });
   });
 
+  test('the stamp moves with the text, not with status or label writes', async () => {
+    const store = await open('dagstore-stamp');
+    await store.write('a', TEXT);
+    const stamp = (await store.stat('a'))!.stamp;
+    await store.setSuspended('a', true);
+    const dags = new CustomResources(loadKubeConfig(cluster().kubeconfig), store.namespace, 'dags');
+    await dags.mergePatchStatus('a', { status: { nextRun: '2030-01-01T00:00:00Z', errors: [] } });
+    await dags.mergePatch('a', { metadata: { labels: { team: 'x' } } });
+    expect((await store.stat('a'))?.stamp).toBe(stamp);
+    await store.write('a', `${TEXT}# one more comment\n`);
+    const commented = (await store.stat('a'))!.stamp;
+    expect(commented).not.toBe(stamp);
+    await dags.mergePatch('a', { spec: { description: 'kubectl edit' } });
+    expect((await store.stat('a'))?.stamp).not.toBe(commented);
+    await store.delete('a');
+    await store.write('a', TEXT);
+    expect((await store.stat('a'))?.stamp).not.toBe(stamp);
+  });
+
   test('a text too large for the annotations is refused with a clear bad_request', async () => {
     const store = await open('dagstore-large');
     const big = `# ${'x'.repeat(260 * 1024)}\nsteps:\n  - command: echo\n`;

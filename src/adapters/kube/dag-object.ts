@@ -7,6 +7,7 @@
  * once someone changed the spec behind the store's back (`kubectl apply`, `kubectl edit`), the text is
  * the spec's own (dagTextOf), never the stale annotation.
  */
+import { createHash } from 'node:crypto';
 import { dagObjectName, identityHash, SVC_ANNOTATIONS } from '../../core/naming.js';
 import type { DagFileInfo } from '../../core/ports/dag-store.js';
 import { API_VERSION } from '../../core/resources.js';
@@ -68,7 +69,27 @@ export function updatedAtOf(obj: DagObject): string {
 }
 
 export function infoOf(fileName: string, obj: DagObject): DagFileInfo {
-  return { fileName, stamp: obj.metadata.resourceVersion ?? '', updatedAt: updatedAtOf(obj) };
+  return { fileName, stamp: stampOf(obj), updatedAt: updatedAtOf(obj) };
+}
+
+/** Stamps of the objects seen (a watch cache hands out one object per version): hashed once each. */
+const stamps = new WeakMap<DagObject, string>();
+
+/**
+ * What the text depends on, and no more: the object (uid), its spec (generation: status and metadata
+ * writes leave it alone) and the text annotations. Not the resourceVersion, which every status write
+ * moves (a suspend flag, the operator's nextRun and lastRun) and with it every parsed DAG a catalog
+ * keeps by stamp.
+ */
+export function stampOf(obj: DagObject): string {
+  const known = stamps.get(obj);
+  if (known !== undefined) return known;
+  const { uid, generation, resourceVersion, annotations = {} } = obj.metadata;
+  const text = annotations[SOURCE_ANNOTATIONS.text];
+  const source = createHash('sha256').update(text === undefined ? '-' : `+${text}`).update(`\0${annotations[SOURCE_ANNOTATIONS.specHash] ?? ''}`);
+  const stamp = generation === undefined ? `rv-${resourceVersion ?? ''}` : `${uid ?? ''}.${generation}.${source.digest('base64url').slice(0, 16)}`;
+  stamps.set(obj, stamp);
+  return stamp;
 }
 
 /** The DAG text of a Dag: as written through the store while its spec is unchanged, else the spec's. */

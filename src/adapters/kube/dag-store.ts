@@ -6,8 +6,9 @@
  * - spec = the DAG file's fields (dagSpecOf), never defaulted; a text that does not load is stored
  *   with an empty spec, as the file store keeps what users write. The text itself comes back as
  *   written until the spec is changed behind the store's back (dag-object.ts).
- * - stamp = resourceVersion; writes replace with compare-and-swap, re-read and retried on conflict,
- *   so two API replicas writing one Dag never fail with a lost update.
+ * - stamp = uid, generation and a hash of the text annotations: it moves with the text, not with
+ *   status writes (stampOf). Writes replace with compare-and-swap on resourceVersion, re-read and
+ *   retried on conflict, so two API replicas writing one Dag never fail with a lost update.
  * - suspended = status.suspended, through the status subresource.
  * - With `cache`, list(), stat() and the suspend flags come from a watch-fed cache (dag-cache.ts).
  */
