@@ -155,6 +155,7 @@ describeCluster('KubeDagStore', () => {
     const unsynced = new KubeDagStore(loadKubeConfig(cluster().kubeconfig), other.namespace, { cache: true });
     opened.push(unsynced);
     expect((await unsynced.list()).files.map((f) => f.fileName)).toEqual(['mine']);
+    await new KubeDagStore(loadKubeConfig(cluster().kubeconfig), other.namespace, { cache: true }).close();
     const store = await replica(other.namespace, { cache: true });
     const lists = jest.spyOn(CustomResources.prototype, 'list');
     try {

@@ -32,6 +32,8 @@ export class DagCache {
   private restartTimer: NodeJS.Timeout | undefined;
   /** Settles when the first start attempt is over (synced or not). */
   readonly started: Promise<void>;
+  /** The latest start attempt (close() waits for it: it may open a watch after a stop). */
+  private starting: Promise<void>;
 
   constructor(kc: KubeConfig, private readonly namespace: string, private readonly now: () => number = Date.now) {
     const api = kc.makeApiClient(CustomObjectsApi);
@@ -39,7 +41,7 @@ export class DagCache {
     const listFn = () => api.listNamespacedCustomObject(where) as Promise<KubernetesListObject<KubernetesObject>>;
     this.informer = makeInformer(kc, `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/dags`, listFn);
     this.informer.on('error', () => this.onError());
-    this.started = this.start();
+    this.started = this.starting = this.start();
   }
 
   get synced(): boolean {
@@ -53,8 +55,10 @@ export class DagCache {
     } catch {
       this.failed = true;
     }
+    // A close() during the LIST stopped nothing yet: the informer opened its watch after it.
+    if (this.closed) return this.informer.stop();
     if (this.failed) return this.onError();
-    this.isSynced = !this.closed;
+    this.isSynced = true;
     this.restartMs = RESTART_MIN_MS;
   }
 
@@ -65,7 +69,7 @@ export class DagCache {
     if (this.closed || this.restartTimer) return;
     this.restartTimer = setTimeout(() => {
       this.restartTimer = undefined;
-      if (!this.closed) void this.start();
+      if (!this.closed) this.starting = this.start();
     }, this.restartMs);
     this.restartTimer.unref();
     this.restartMs = Math.min(this.restartMs * 2, RESTART_MAX_MS);
@@ -76,6 +80,7 @@ export class DagCache {
     this.isSynced = false;
     clearTimeout(this.restartTimer);
     await this.informer.stop();
+    await this.starting;
   }
 
   list(): DagObject[] {
