@@ -68,7 +68,7 @@ describeCluster('KubeRunStore', () => {
     expect(table.stdout).toMatch(new RegExp(`${created.metadata.name}\\s+nightly\\s+running\\s+1/2`));
     const raw = JSON.parse((await kubectl(['get', 'dagrun', created.metadata.name, '-n', namespace, '-o', 'json'])).stdout);
     expect(raw.metadata.labels).toEqual(created.metadata.labels);
-    expect(raw.status.conditions).toEqual([expect.objectContaining({ type: 'Written', status: 'True' })]);
+    expect(Date.parse(raw.status.writtenAt)).toBeGreaterThan(Date.now() - 60_000);
   });
 
   test('a second instance (another API replica) sees the first one\'s writes, and CAS holds between them', async () => {
@@ -182,40 +182,4 @@ describeCluster('KubeRunStore', () => {
       patchedFirst.mockRestore();
     }
   });
-});
-
-/**
- * Figures, not assertions: SVC_BENCH=1 lists 1,000 runs from the API and from the cache
- * (ARCHITECTURE "Testing": benchmarks are never timed assertions).
- */
-describeCluster('KubeRunStore list of 1,000 runs (SVC_BENCH=1)', () => {
-  const bench = process.env.SVC_BENCH ? test : test.skip;
-
-  async function timed(what: string, n: number, fn: () => Promise<unknown>): Promise<void> {
-    await fn();
-    const t0 = performance.now();
-    for (let i = 0; i < n; i++) await fn();
-    process.stdout.write(`${what}: ${((performance.now() - t0) / n).toFixed(1)} ms per list\n`);
-  }
-
-  bench('direct LIST vs cache', async () => {
-    const { namespace, kc } = await fixture();
-    const direct = open(kc, namespace);
-    const t0 = performance.now();
-    const ids = Array.from({ length: 1000 }, (_, i) => `r${String(i).padStart(4, '0')}`);
-    for (let i = 0; i < ids.length; i += 50) {
-      await Promise.all(ids.slice(i, i + 50).map((id, j) => direct.create(makeRun({ dagName: `dag${j % 10}`, dagRunId: id }))));
-    }
-    process.stdout.write(`created 1,000 runs in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
-    const t1 = performance.now();
-    const cached = await synced(kc, namespace);
-    process.stdout.write(`cache synced in ${(performance.now() - t1).toFixed(0)} ms\n`);
-    expect(await cached.list()).toHaveLength(1000);
-    await timed('direct, all', 10, () => direct.list());
-    await timed('cache, all', 10, () => cached.list());
-    await timed('direct, limit 20', 10, () => direct.list({ limit: 20 }));
-    await timed('cache, limit 20', 50, () => cached.list({ limit: 20 }));
-    await timed('direct, one DAG (100)', 10, () => direct.list({ dagName: 'dag3' }));
-    await timed('cache, one DAG (100)', 50, () => cached.list({ dagName: 'dag3' }));
-  }, 600_000);
 });

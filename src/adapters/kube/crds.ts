@@ -105,6 +105,7 @@ const dagRunStatus: JsonSchema = {
     run: keepAll('The run state: status, steps, timestamps (SPEC 3.1, 2.8).'),
     phase: str('Status label of the run.'),
     progress: str('Steps done / steps in all.'),
+    writtenAt: str('When the status was last written (RFC 3339, milliseconds).'),
     conditions,
   },
 };

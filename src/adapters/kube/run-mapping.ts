@@ -5,8 +5,8 @@
  * - spec.stopRequested: the stop request (RunStore.requestStop), outside the status the driver owns;
  * - status.phase and status.progress: the printer columns of `kubectl get dagruns`, derived from
  *   status.run on every status write;
- * - a `Written` condition whose lastTransitionTime is the time of the last status write, to the
- *   millisecond (RunListFilter.writtenBefore: managedFields times have whole seconds only);
+ * - status.writtenAt: the time of the last status write, to the millisecond
+ *   (RunListFilter.writtenBefore: managedFields times have whole seconds only);
  * - the annotation CREATED_AT_ANNOTATION: the creationTimestamp the caller gave (the API server
  *   always sets metadata.creationTimestamp itself, and runs are listed by the caller's time).
  * All of these are stripped when reading back, so a run reads back as it was written.
@@ -19,7 +19,6 @@ import { isNodeDone, runStatusLabel } from '../../core/run/status.js';
 import type { KubeObject } from './client.js';
 
 export const CREATED_AT_ANNOTATION = 'svc.io/creation-timestamp';
-export const WRITTEN_CONDITION = 'Written';
 
 /** Object budget: etcd refuses requests near 1.5 MB; the spec and metadata need their share too. */
 export const DEFAULT_MAX_STATUS_BYTES = 1024 * 1024;
@@ -36,6 +35,7 @@ interface Condition {
 export interface StoredStatus extends DagRunStatus {
   phase?: string;
   progress?: string;
+  writtenAt?: string;
   conditions?: Condition[];
 }
 
@@ -67,7 +67,7 @@ export function storedStatus(key: RunKey, status: DagRunStatus, now: number, max
     ...status,
     phase: runStatusLabel(status.run.status),
     progress: progressOf(status),
-    conditions: [{ type: WRITTEN_CONDITION, status: 'True', reason: 'StatusWritten', lastTransitionTime: new Date(now).toISOString() }],
+    writtenAt: new Date(now).toISOString(),
   };
   const bytes = Buffer.byteLength(JSON.stringify(stored));
   if (bytes > maxBytes) {
@@ -107,11 +107,11 @@ export const createdAt = (o: KubeObject): string =>
   o.metadata.annotations?.[CREATED_AT_ANNOTATION] ?? o.metadata.creationTimestamp ?? '';
 
 /**
- * When the status was last written (ms): the Written condition, else (an object svc did not write) the
+ * When the status was last written (ms): status.writtenAt, else (an object svc did not write) the
  * latest managedFields time, whole seconds, else the creation time.
  */
 export function writtenAt(o: DagRunObject): number {
-  const stamp = o.status?.conditions?.find((c) => c.type === WRITTEN_CONDITION)?.lastTransitionTime;
+  const stamp = o.status?.writtenAt;
   if (stamp) return Date.parse(stamp);
   const times = (o.metadata.managedFields ?? []).map((f) => Date.parse(f.time ?? '')).filter((t) => !Number.isNaN(t));
   return times.length > 0 ? Math.max(...times) : Date.parse(o.metadata.creationTimestamp ?? '');
@@ -121,7 +121,7 @@ export function writtenAt(o: DagRunObject): number {
 export function toRun(o: DagRunObject): DagRunResource {
   const { [CREATED_AT_ANNOTATION]: _given, ...annotations } = o.metadata.annotations ?? {};
   const { stopRequested: _stop, ...spec } = o.spec!;
-  const { phase: _p, progress: _q, conditions: _c, ...status } = o.status!;
+  const { phase: _p, progress: _q, writtenAt: _w, conditions: _c, ...status } = o.status!;
   return structuredClone({
     apiVersion: API_VERSION,
     kind: 'DagRun',
