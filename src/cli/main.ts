@@ -62,6 +62,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     return await cmd(ctx, parseArgs(rest, ['json']));
   } catch (e) {
     if (e instanceof UsageError) { io.err(`${e.message}\n`); return 2; }
+    if (e instanceof ConfigError) { io.err(`configuration error: ${e.message}\n`); return 2; }
     if (e instanceof DomainError) { io.err(`error (${e.code}): ${e.message}\n`); return 1; }
     throw e;
   }

@@ -61,6 +61,32 @@ export interface Config {
   /** The process environment, passed to the engine (which filters it for steps). */
   systemEnv: Record<string, string>;
   version: string;
+  /**
+   * SVC_BACKEND (`--backend`): embedded (default: files under dataDir, steps as local processes) or
+   * kubernetes (Dag and DagRun resources, Secrets; the operator runs the steps).
+   */
+  backend: Backend;
+  /** SVC_NAMESPACE (`--namespace`): the kubernetes backend's namespace (default: the kubeconfig context's, else `default`). */
+  namespace?: string;
+  /** SVC_KUBECONFIG: the kubeconfig file (default: KUBECONFIG, ~/.kube/config, else in-cluster). */
+  kubeconfig?: string;
+  /**
+   * SVC_WEBHOOK_CERT_DIR (tls.crt, tls.key) and SVC_WEBHOOK_PORT (9443): the Dag admission webhook's TLS
+   * listener, on SVC_HOST; off without a certificate directory.
+   */
+  webhookCertDir?: string;
+  webhookPort: number;
+}
+
+export const BACKENDS = ['embedded', 'kubernetes'] as const;
+export type Backend = (typeof BACKENDS)[number];
+
+/** SVC_BACKEND's value, checked. */
+export function backendOf(v: string | undefined): Backend {
+  if (v === undefined) return 'embedded';
+  const b = BACKENDS.find((x) => x === v);
+  if (!b) throw new ConfigError(`SVC_BACKEND: "${v}" must be one of ${BACKENDS.join(', ')}`);
+  return b;
 }
 
 export { ConfigError };
@@ -96,10 +122,10 @@ function logLevel(v: string | undefined): LogLevel {
   return level;
 }
 
-function port(v: string | undefined): number {
-  if (v === undefined) return 8080;
+function port(v: string | undefined, name = 'SVC_PORT', fallback = 8080): number {
+  if (v === undefined) return fallback;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`SVC_PORT: "${v}" is not a port number`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${name}: "${v}" is not a port number`);
   return n;
 }
 
@@ -136,6 +162,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   });
   const tz = pick('SVC_TZ', 'tz');
   const auth = staticAuth(env, file);
+  const namespace = pick('SVC_NAMESPACE', 'namespace');
+  const kubeconfig = pick('SVC_KUBECONFIG', 'kubeconfig');
+  const webhookCertDir = pick('SVC_WEBHOOK_CERT_DIR', 'webhookCertDir');
   const fail = (m: string) => new ConfigError(m);
   return Object.freeze({
     dataDir, dagsDir, defaultShell: shell, logLevel: logLevel(pick('SVC_LOG_LEVEL', 'logLevel')),
@@ -146,6 +175,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     forkServer: bool('SVC_FORK_SERVER', env.SVC_FORK_SERVER ?? file.forkServer, true),
     queues, remoteNodes, ...(tz ? { tz } : {}), ...auth, systemEnv, version: SVC_VERSION,
     auth: loadAuthConfig(env, file, fail), auditEnabled: loadAuditEnabled(env, file, fail),
+    backend: backendOf(pick('SVC_BACKEND', 'backend')), ...(namespace ? { namespace } : {}), ...(kubeconfig ? { kubeconfig } : {}),
+    ...(webhookCertDir ? { webhookCertDir: resolve(webhookCertDir) } : {}), webhookPort: port(pick('SVC_WEBHOOK_PORT', 'webhookPort'), 'SVC_WEBHOOK_PORT', 9443),
   });
 }
 

@@ -17,6 +17,9 @@ import { hitlLauncher } from '../runtime/hitl.js';
 import { LocalRunControls } from '../adapters/store/local/controls.js';
 import { LocalRunEvents } from '../adapters/store/local/events.js';
 import { BuiltinSecretProvider } from '../runtime/secrets/providers.js';
+import { FsDagStore } from '../adapters/dagstore/fs-dag-store.js';
+import { localApiKeys, localUsers, localWebhooks } from '../adapters/records/local.js';
+import type { Backend } from './backend.js';
 
 /** Time-ordered ids: 12 hex digits of milliseconds, then 16 random hex digits (sortable like UUIDv7). */
 export const timeIds = (now: () => number): IdGen => ({
@@ -41,6 +44,16 @@ export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<Engi
     clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, cwd: process.cwd(), defaultShell: config.defaultShell,
     ownership: new LocalOwnership({ dataDir: config.dataDir, self: SELF, isAlive: isProcessAlive }),
     ...hooks,
+  };
+}
+
+/** The embedded backend of the server: files under the data directory, steps as local processes. */
+export function embeddedBackend(config: Config, log: EngineLogger, hooks: Pick<EngineDeps, 'onChange' | 'onState'> = {}): Backend {
+  return {
+    name: 'embedded', engine: embeddedDeps(config, log, hooks), drives: true,
+    dags: new FsDagStore({ dagsDir: config.dagsDir, dataDir: config.dataDir }),
+    records: { users: localUsers(config.dataDir), apiKeys: localApiKeys(config.dataDir), webhooks: localWebhooks(config.dataDir) },
+    close: async () => undefined,
   };
 }
 

@@ -9,8 +9,11 @@ import type { Express } from 'express';
 import { createApp } from '../api/app.js';
 import type { Config } from '../config/config.js';
 import type { EngineLogger } from '../core/ports/engine-ports.js';
+import type { DagRunResource } from '../core/resources.js';
 import { RunService } from '../engine/services/run-service.js';
-import { embeddedDeps } from './embedded.js';
+import { embeddedBackend } from './embedded.js';
+import type { Backend } from './backend.js';
+import { startAdmission } from './server/admission.js';
 import { wireAuth } from './server/auth.js';
 import { RunEvents, type AreaParts, type ServerBase } from './server/base.js';
 import { wireDags } from './server/dags.js';
@@ -21,13 +24,22 @@ export interface RunningServer {
   url: string;
   /** The express app (route introspection in tests). */
   app: Express;
+  /** The kubernetes backend's namespace. */
+  namespace?: string;
   close(): Promise<void>;
+}
+
+/** Makes the backend the configuration names; `onChange` sees every saved change of a run. */
+async function makeBackend(config: Readonly<Config>, log: EngineLogger, onChange: (run: DagRunResource) => void): Promise<Backend> {
+  if (config.backend === 'embedded') return embeddedBackend(config, log, { onChange });
+  return (await import('./kubernetes.js')).kubernetesBackend(config, log, { onChange });
 }
 
 export async function startServer(config: Readonly<Config>, log: EngineLogger): Promise<RunningServer> {
   const events = new RunEvents();
-  const engine = embeddedDeps(config, log, { onChange: (run) => events.emit(run) });
-  const base: ServerBase = { config, log, engine, runs: new RunService(engine), events, startedAt: Date.now() };
+  const backend = await makeBackend(config, log, (run) => events.emit(run));
+  const engine = backend.engine;
+  const base: ServerBase = { config, log, backend, engine, runs: new RunService(engine), events, startedAt: Date.now() };
   const auth = await wireAuth(base);
   const dags = await wireDags(base);
   const runs = await wireRuns(base, dags);
@@ -40,12 +52,19 @@ export async function startServer(config: Readonly<Config>, log: EngineLogger): 
   const addr = server.address() as AddressInfo;
   const url = `http://${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}`;
   for (const a of areas) await a.start?.();
-  log.info('Started server', { url, dataDir: config.dataDir, dagsDir: config.dagsDir });
+  const admission = config.webhookCertDir
+    ? await startAdmission({ certDir: config.webhookCertDir, host: config.host, port: config.webhookPort, dags: dags.service })
+    : undefined;
+  log.info('Started server', { url, backend: backend.name, ...(backend.name === 'embedded' ? { dataDir: config.dataDir, dagsDir: config.dagsDir } : { namespace: backend.namespace }) });
   return {
     url,
     app,
+    ...(backend.namespace ? { namespace: backend.namespace } : {}),
+    ...(admission ? { admissionPort: admission.port } : {}),
     async close() {
+      await admission?.close();
       for (const a of [...areas].reverse()) await a.stop?.();
+      await backend.close();
       // No new connections; idle ones now; requests still in flight (start-sync waits up to a day) after a grace.
       const closed = new Promise<void>((res) => server.close(() => res()));
       server.closeIdleConnections();

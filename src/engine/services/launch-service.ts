@@ -37,7 +37,11 @@ export class LaunchService implements RunLauncher {
   /** Called with every run this launcher creates (the queue processor's index). */
   onCreated: (run: DagRunResource) => void = () => undefined;
 
-  constructor(private readonly deps: EngineDeps, private readonly runs: RunService) {}
+  /**
+   * `drives`: this process drives the runs it admits and takes over orphaned ones (embedded). Without
+   * (the kubernetes API server), it only admits and creates them: the operator drives them.
+   */
+  constructor(private readonly deps: EngineDeps, private readonly runs: RunService, private readonly opts: { drives: boolean } = { drives: true }) {}
 
   start(dag: LoadedDag, o: AdmitOptions): Promise<Launched> {
     return this.admitted(dag, o, false);
@@ -50,7 +54,7 @@ export class LaunchService implements RunLauncher {
   /** Drives an existing run in the background (queue processor, retry, takeover); once per run. */
   drive(key: RunKey, how: 'drive' | 'resume' = 'drive'): void {
     const k = runKeyText(key);
-    if (this.inflight.has(k) || this.closed) return;
+    if (this.inflight.has(k) || this.closed || !this.opts.drives) return;
     const p = (how === 'resume' ? this.runs.resume(key) : this.runs.drive(key)).then(
       () => { this.failures.delete(k); },
       (e: unknown) => this.retryLater(key, e),
@@ -95,6 +99,7 @@ export class LaunchService implements RunLauncher {
    * which adopts them when it resumes. Queued runs stay for the queue processor.
    */
   async takeOver(): Promise<number> {
+    if (!this.opts.drives) return 0;
     let n = 0;
     for (const run of await this.deps.store.list({ rootOnly: true })) {
       const key = runKeyOf(run);

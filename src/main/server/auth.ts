@@ -5,7 +5,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { FileAuditLog } from '../../adapters/auth/file-audit-log.js';
-import { localApiKeys, localUsers } from '../../adapters/records/local.js';
 import { RecordApiKeyStore } from '../../auth/stores/api-key-records.js';
 import { RecordUserStore } from '../../auth/stores/user-records.js';
 import { apiKeysRouter } from '../../api/auth/api-keys.js';
@@ -50,9 +49,9 @@ interface Builtin {
 async function builtin(base: ServerBase, audit: Auditor, print: Print): Promise<Builtin> {
   const { config } = base;
   const a = config.auth;
-  const store = new RecordUserStore(localUsers(config.dataDir));
+  const store = new RecordUserStore(base.backend.records.users);
   const users = new UserService(store, Date.now, randomUUID);
-  const apiKeyStore = new RecordApiKeyStore(localApiKeys(config.dataDir));
+  const apiKeyStore = new RecordApiKeyStore(base.backend.records.apiKeys);
   const tokens = new TokenIssuer(a.tokenSecret as string, a.tokenTtlMs);
   const login = new LoginService(store, new LoginThrottle(), tokens, audit);
   const admin = await users.ensureAdmin(a.admin.username, a.admin.password);

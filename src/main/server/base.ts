@@ -3,6 +3,7 @@ import type { Config } from '../../config/config.js';
 import type { EngineLogger } from '../../core/ports/engine-ports.js';
 import type { DagRunResource } from '../../core/resources.js';
 import type { EngineDeps } from '../../engine/deps.js';
+import type { Backend } from '../backend.js';
 import type { RunService } from '../../engine/services/run-service.js';
 import type { Router, RequestHandler } from 'express';
 
@@ -23,6 +24,8 @@ export class RunEvents {
 export interface ServerBase {
   config: Readonly<Config>;
   log: EngineLogger;
+  backend: Backend;
+  /** backend.engine */
   engine: EngineDeps;
   runs: RunService;
   events: RunEvents;

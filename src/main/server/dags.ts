@@ -1,5 +1,4 @@
 /** Wiring of the DAG area (SPEC 4.3): the DAG store and catalog, and the DAG management router. */
-import { FsDagStore } from '../../adapters/dagstore/fs-dag-store.js';
 import { dagsRouters } from '../../api/dags/index.js';
 import type { DagStore } from '../../core/ports/dag-store.js';
 import type { DagCatalog } from '../../engine/services/catalog.js';
@@ -10,7 +9,7 @@ import type { AreaParts, ServerBase } from './base.js';
 
 export interface DagsArea extends AreaParts {
   catalog: DagCatalog;
-  /** DAG files (embedded: the DAGs directory and suspend flags under the data directory). */
+  /** DAGs (embedded: the DAGs directory and suspend flags under the data directory; kubernetes: Dag resources). */
   store: DagStore;
   /** Create, edit, delete, rename, suspend, validate, search, tags. */
   service: DagService;
@@ -19,7 +18,7 @@ export interface DagsArea extends AreaParts {
 }
 
 export async function wireDags(base: ServerBase): Promise<DagsArea> {
-  const store = new FsDagStore({ dagsDir: base.config.dagsDir, dataDir: base.config.dataDir });
+  const store = base.backend.dags;
   const catalog = new StoreDagCatalog(store);
   const service = new DagService(store, catalog);
   const history = new DagHistory(base.runs, base.engine.store, base.engine.clock);

@@ -34,7 +34,8 @@ export function schedulerState(dataDir: string): SchedulerState {
 
 export async function wireRuns(base: ServerBase, dags: DagsArea): Promise<RunsArea> {
   const { engine, runs, config } = base;
-  const launcher = new LaunchService(engine, runs);
+  const drives = base.backend.drives;
+  const launcher = new LaunchService(engine, runs, { drives });
   const queues = new QueueProcessor(engine, launcher, config.queues);
   // Created runs are saved changes too (the queue index, DAG history caches and metrics all listen).
   launcher.onCreated = (run) => base.events.emit(run);
@@ -52,6 +53,8 @@ export async function wireRuns(base: ServerBase, dags: DagsArea): Promise<RunsAr
   return {
     launcher, queues, scheduler, routers,
     async start() {
+      // On kubernetes the operator drives runs, processes the queues and fires the schedules.
+      if (!drives) return;
       const n = await launcher.takeOver();
       if (n > 0) base.log.info('Took over dag-runs left by a previous server', { runs: n });
       // The queue's slow safety tick also takes over runs whose driver died since (a CLI process killed).

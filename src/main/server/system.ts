@@ -2,7 +2,6 @@
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
-import { localWebhooks } from '../../adapters/records/local.js';
 import { RecordWebhookStore } from '../../auth/stores/webhook-records.js';
 import { HttpForwarder } from '../../adapters/remote/http-forwarder.js';
 import { createHealthRouter } from '../../api/system/health.js';
@@ -34,7 +33,7 @@ export async function wireSystem(base: ServerBase, dags: DagsArea, runs: RunsAre
   const { config, engine } = base;
   const now = () => Date.now();
   const census = new RunCensus(engine.store, now);
-  const webhookStore = new RecordWebhookStore(localWebhooks(config.dataDir));
+  const webhookStore = new RecordWebhookStore(base.backend.records.webhooks);
   const webhooks = new WebhookService(webhookStore, now, randomUUID);
   const monitor = new ResourceMonitor(config.dataDir, config.monitoringIntervalMs, config.monitoringRetentionMs);
   let running = false;

@@ -1,0 +1,29 @@
+/**
+ * A backend: where state lives and who runs the steps. The server is wired from one, whichever it is
+ * (ARCHITECTURE "The two backends"): the engine's ports, the DAG store, the auth and webhook records.
+ */
+import type { StoredApiKey, StoredUser } from '../core/ports/auth-stores.js';
+import type { DagStore } from '../core/ports/dag-store.js';
+import type { RecordCollection } from '../core/ports/records.js';
+import type { StoredWebhook } from '../core/ports/webhook-store.js';
+import type { EngineDeps } from '../engine/deps.js';
+
+export interface Backend {
+  name: 'embedded' | 'kubernetes';
+  engine: EngineDeps;
+  dags: DagStore;
+  records: {
+    users: RecordCollection<StoredUser>;
+    apiKeys: RecordCollection<StoredApiKey>;
+    webhooks: RecordCollection<StoredWebhook>;
+  };
+  /**
+   * Whether this process drives the runs it admits, takes over orphaned ones, and runs the queue
+   * processor and the scheduler (embedded). On kubernetes the operator does all of that: the API
+   * server only creates and reads resources.
+   */
+  drives: boolean;
+  /** The kubernetes backend's namespace. */
+  namespace?: string;
+  close(): Promise<void>;
+}

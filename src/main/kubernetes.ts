@@ -1,0 +1,90 @@
+/**
+ * Wiring of the kubernetes backend of the API server (`svc server --backend kubernetes`): Dag and DagRun
+ * resources, auth and webhook records in Secrets, logs in an S3-compatible bucket (SVC_S3_BUCKET) or
+ * files on a volume every replica mounts (SVC_DATA_DIR). Stateless: any number of replicas. This process
+ * runs no steps and drives no runs: the runs it creates wait for the operator.
+ */
+import { join } from 'node:path';
+import { S3Client } from '@aws-sdk/client-s3';
+import { defaultNamespace, loadKubeConfig, Secrets } from '../adapters/kube/client.js';
+import { KubeDagStore } from '../adapters/kube/dag-store.js';
+import { KubeRunStore } from '../adapters/kube/run-store.js';
+import { SecretRecords } from '../adapters/kube/secret-records.js';
+import { FsLogStore } from '../adapters/logstore/fs-log-store.js';
+import { S3LogStore } from '../adapters/logstore/s3-log-store.js';
+import { isStoredApiKey, isStoredUser, isStoredWebhook } from '../adapters/records/shapes.js';
+import type { Config } from '../config/config.js';
+import type { DagSource, EngineLogger } from '../core/ports/engine-ports.js';
+import type { DagStore } from '../core/ports/dag-store.js';
+import { dagRunName } from '../core/naming.js';
+import { parseDagText } from '../core/spec/load.js';
+import { isValidFileName } from '../core/spec/names.js';
+import type { LogStore } from '../core/ports/log-store.js';
+import type { Ownership } from '../core/ports/ownership.js';
+import type { RunEvents } from '../core/ports/run-events.js';
+import type { EngineDeps } from '../engine/deps.js';
+import { BuiltinSecretProvider } from '../runtime/secrets/providers.js';
+import type { Backend } from './backend.js';
+import { timeIds } from './embedded.js';
+
+/** No driver runs here: nothing to wake, nothing owned. */
+const noEvents: RunEvents = { watch: () => () => undefined };
+const notOwned: Ownership = { acquire: async () => false, release: async () => undefined, state: async () => 'none', holder: async () => undefined };
+
+function logStore(config: Config, log: EngineLogger): { logs: LogStore; close(): Promise<void> } {
+  const bucket = config.systemEnv.SVC_S3_BUCKET;
+  if (!bucket) {
+    const logs = new FsLogStore((k) => join(config.dataDir, 'runs', dagRunName(k.dagName, k.dagRunId)));
+    return { logs, close: async () => undefined };
+  }
+  const endpoint = config.systemEnv.SVC_S3_ENDPOINT;
+  const client = new S3Client({
+    region: config.systemEnv.SVC_S3_REGION ?? 'us-east-1',
+    ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
+  });
+  const s3 = new S3LogStore({
+    client, bucket, prefix: config.systemEnv.SVC_S3_PREFIX ?? 'svc',
+    onError: (e) => log.warn('Failed writing a log chunk; it is retried', { error: e instanceof Error ? e.message : String(e) }),
+  });
+  return { logs: s3, close: () => s3.close() };
+}
+
+export async function kubernetesBackend(config: Config, log: EngineLogger, hooks: Pick<EngineDeps, 'onChange'> = {}): Promise<Backend> {
+  const kc = loadKubeConfig(config.kubeconfig);
+  const namespace = defaultNamespace(kc, config.namespace);
+  const store = new KubeRunStore(kc, namespace, { cache: true });
+  const dags = new KubeDagStore(kc, namespace, { cache: true });
+  const secrets = new Secrets(kc, namespace);
+  const { logs, close } = logStore(config, log);
+  const clock = { now: () => Date.now() };
+  const engine: EngineDeps = {
+    store, logs, launchers: {}, events: noEvents, ownership: notOwned,
+    secrets: new BuiltinSecretProvider(), dags: dagSource(dags),
+    clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, cwd: '/', defaultShell: config.defaultShell, ...hooks,
+  };
+  return {
+    name: 'kubernetes', engine, dags, namespace, drives: false,
+    records: {
+      users: new SecretRecords(secrets, 'svc-users', isStoredUser),
+      apiKeys: new SecretRecords(secrets, 'svc-api-keys', isStoredApiKey),
+      webhooks: new SecretRecords(secrets, 'svc-webhooks', isStoredWebhook),
+    },
+    async close() {
+      await close();
+      await Promise.all([store.close(), dags.close()]);
+    },
+  };
+}
+
+/** Sub-DAGs by name are the namespace's Dags. */
+function dagSource(store: DagStore): DagSource {
+  return {
+    async find(name) {
+      if (!isValidFileName(name)) return undefined;
+      const file = await store.read(name);
+      if (!file) return undefined;
+      const { definition, localDags, errors } = parseDagText(file.text, name);
+      return { definition, localDags, errors };
+    },
+  };
+}
