@@ -25,6 +25,6 @@ const projects = [
     testPathIgnorePatterns: ['/node_modules/', '/test/testbed/', '/test/kube/', '/test/operator/'],
   },
 ];
-if (existsSync('test/testbed/jest.config.js')) projects.push('<rootDir>/test/testbed/jest.config.js');
+if (existsSync('test/testbed/jest.config.js')) projects.push('<rootDir>/test/testbed/jest.config.js', '<rootDir>/test/api-kube.jest.config.js');
 
 export default { projects, testTimeout: 60000 };

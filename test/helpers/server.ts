@@ -1,13 +1,18 @@
 /**
  * Starts the real server in-process on a loopback port with temp data and DAG directories, and gives a
  * small JSON client for it. Tests drive it over real HTTP.
+ *
+ * SVC_TEST_BACKEND=kubernetes (the api-kube jest project): the server runs the kubernetes backend in a
+ * fresh namespace of the test bed, and dag() writes Dag resources instead of files (awaited before the
+ * next request).
  */
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/config.js';
 import { startServer, type RunningServer } from '../../src/main/server.js';
 import { consoleLogger } from '../../src/observability/console-logger.js';
+import type { KubeDagStore } from '../../src/adapters/kube/dag-store.js';
 
 export interface Reply<T = any> { status: number; body: T; headers: Headers; text: string }
 
@@ -16,34 +21,45 @@ export class TestServer {
   readonly dataDir = join(this.dir, 'data');
   readonly dagsDir = join(this.dir, 'dags');
   server!: RunningServer;
+  /** The kubernetes backend's test bed namespace and DAG writes (SVC_TEST_BACKEND=kubernetes). */
+  readonly kube = process.env.SVC_TEST_BACKEND === 'kubernetes' ? new KubeSide() : undefined;
 
   constructor(readonly env: Record<string, string> = {}) {
     mkdirSync(this.dagsDir, { recursive: true });
   }
 
-  async start(): Promise<this> {
-    const config = loadConfig({
+  /** The configuration environment: the test's, plus the backend's. */
+  protected async configEnv(): Promise<Record<string, string | undefined>> {
+    return {
       PATH: process.env.PATH, HOME: process.env.HOME, SHELL: '/bin/sh',
-      SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: this.dataDir, SVC_DAGS_DIR: this.dagsDir, ...this.env,
-    });
+      SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: this.dataDir, SVC_DAGS_DIR: this.dagsDir,
+      ...(this.kube ? await this.kube.env() : {}), ...this.env,
+    };
+  }
+
+  async start(): Promise<this> {
+    const config = loadConfig(await this.configEnv());
     this.server = await startServer(config, consoleLogger(process.env.SVC_TEST_LOG ?? 'error'));
     return this;
   }
 
   async stop(): Promise<void> {
     await this.server?.close();
+    await this.kube?.close();
   }
 
   get url(): string {
     return this.server.url;
   }
 
-  /** Writes a DAG file into the DAGs directory. */
+  /** Writes a DAG file into the DAGs directory (a Dag resource on the kubernetes backend). */
   dag(fileName: string, yaml: string): void {
-    writeFileSync(join(this.dagsDir, `${fileName}.yaml`), yaml);
+    if (this.kube) this.kube.dag(fileName, yaml);
+    else writeFileSync(join(this.dagsDir, `${fileName}.yaml`), yaml);
   }
 
   async req<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
+    await this.kube?.settled();
     const init: RequestInit = { method, headers: { ...headers } };
     if (body !== undefined) {
       init.body = typeof body === 'string' ? body : JSON.stringify(body);
@@ -56,11 +72,85 @@ export class TestServer {
     return { status: res.status, body: parsed as T, headers: res.headers, text };
   }
 
+  /** The DAG text as stored (a file, or a Dag resource), undefined when there is none. */
+  async storedDag(fileName: string): Promise<string | undefined> {
+    if (this.kube) return this.kube.storedDag(fileName);
+    const file = join(this.dagsDir, `${fileName}.yaml`);
+    return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  }
+
+  /** The fileNames of every stored DAG. */
+  async storedDagNames(): Promise<string[]> {
+    if (this.kube) return this.kube.storedDagNames();
+    return readdirSync(this.dagsDir).map((f) => f.replace(/\.yaml$/, ''));
+  }
+
+  /** The stored auth records of a kind as text (a file; a Secret's data): what must never hold a secret. */
+  async storedRecords(kind: 'users' | 'api-keys'): Promise<string> {
+    if (this.kube) return this.kube.storedRecords(`svc-${kind}`);
+    return readFileSync(join(this.dataDir, 'auth', `${kind}.json`), 'utf8');
+  }
+
   get = <T = any>(path: string) => this.req<T>('GET', path);
   post = <T = any>(path: string, body?: unknown) => this.req<T>('POST', path, body ?? {});
 }
 
 export { eventually } from './wait.js';
+
+/** The kubernetes side of a TestServer: a namespace with the CRDs, and Dags written as the tests ask. */
+class KubeSide {
+  private fixture?: Promise<{ namespace: string; dags: KubeDagStore; drop: (ns: string) => Promise<void> }>;
+  private writes: Promise<unknown>[] = [];
+
+  /** Loaded on first use: the embedded backend's tests never load the Kubernetes client. */
+  private ready() {
+    this.fixture ??= (async () => {
+      const { kubeFixture, deleteNamespace } = await import('../kube/env.js');
+      const { KubeDagStore } = await import('../../src/adapters/kube/dag-store.js');
+      const f = await kubeFixture('api');
+      return { namespace: f.namespace, dags: new KubeDagStore(f.kc, f.namespace), drop: deleteNamespace };
+    })();
+    return this.fixture;
+  }
+
+  async env(): Promise<Record<string, string>> {
+    const { namespace } = await this.ready();
+    return { SVC_BACKEND: 'kubernetes', SVC_NAMESPACE: namespace, SVC_KUBECONFIG: process.env.SVC_TEST_KUBECONFIG ?? '' };
+  }
+
+  /** Written 25 at a time, in order per DAG. */
+  dag(fileName: string, yaml: string): void {
+    const lane = this.writes.length >= 25 ? this.writes[this.writes.length - 25]! : Promise.resolve();
+    this.writes.push(lane.catch(() => undefined).then(() => this.ready()).then((f) => f.dags.write(fileName, yaml)));
+  }
+
+  async storedDag(fileName: string): Promise<string | undefined> {
+    return (await (await this.ready()).dags.read(fileName))?.text;
+  }
+
+  async storedDagNames(): Promise<string[]> {
+    return (await (await this.ready()).dags.list()).files.map((f) => f.fileName);
+  }
+
+  async storedRecords(secret: string): Promise<string> {
+    const { kube } = (await import('../testbed/helpers.js')).cluster();
+    const { namespace } = await this.ready();
+    const s = await kube.get<{ data?: Record<string, string> }>(`/api/v1/namespaces/${namespace}/secrets/${secret}`);
+    return Object.values(s.data ?? {}).map((v) => Buffer.from(v, 'base64').toString('utf8')).join('\n');
+  }
+
+  async settled(): Promise<void> {
+    const pending = this.writes.splice(0);
+    await Promise.all(pending);
+  }
+
+  async close(): Promise<void> {
+    if (!this.fixture) return;
+    const { namespace, dags, drop } = await this.fixture;
+    await dags.close();
+    await drop(namespace);
+  }
+}
 
 /** A body in the error model of SPEC 7 with this code. */
 export const err = (code: string) => ({ code, message: expect.any(String) });

@@ -1,6 +1,4 @@
 /** API keys (SPEC 4.6): shown once, only a hash stored, own role, lastUsedAt, limits and errors. */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { TestServer } from '../../helpers/server.js';
 import { ADMIN_PASSWORD, bearer, builtinServer, expectError, login } from './harness.js';
 
@@ -27,7 +25,7 @@ test('create: 201 with the full key once; the record has a keyPrefix and no secr
   expect(got.body).toEqual({ apiKey: r.body.apiKey });
   expect(got.text).not.toContain(r.body.key);
   expect((await as('GET', '/api-keys')).body.apiKeys).toEqual(expect.arrayContaining([r.body.apiKey]));
-  const stored = readFileSync(join(srv.dataDir, 'auth', 'api-keys.json'), 'utf8');
+  const stored = await srv.storedRecords('api-keys');
   expect(stored).not.toContain(r.body.key);
   expect(stored).toContain(r.body.apiKey.keyPrefix);
 });

@@ -45,10 +45,7 @@ export class CapturingServer extends TestServer {
   readonly logs: string[] = [];
 
   override async start(): Promise<this> {
-    const config = loadConfig({
-      PATH: process.env.PATH, HOME: process.env.HOME, SHELL: '/bin/sh',
-      SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: this.dataDir, SVC_DAGS_DIR: this.dagsDir, ...this.env,
-    });
+    const config = loadConfig(await this.configEnv());
     this.server = await startServer(config, consoleLogger('debug', (l) => void this.logs.push(l)));
     return this;
   }

@@ -1,5 +1,5 @@
 /** GET/POST /dags, /dags/search, /dags/tags, POST /dags/validate over real HTTP. */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { TestServer } from '../../helpers/server.js';
 
@@ -25,7 +25,7 @@ describe('POST /dags', () => {
     const r = await srv.post('/dags', { name: 'created', spec: prod });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({ name: 'created' });
-    expect(readFileSync(join(srv.dagsDir, 'created.yaml'), 'utf8')).toBe(prod);
+    expect(await srv.storedDag('created')).toBe(prod);
   });
 
   test('without spec: a minimal DAG with one echo step that validates', async () => {
@@ -64,9 +64,9 @@ describe('POST /dags', () => {
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('bad_request');
     expect(typeof r.body.message).toBe('string');
-    expect(existsSync(join(srv.dagsDir, 'okname.yaml'))).toBe(false);
+    expect(await srv.storedDag('okname')).toBeUndefined();
     expect(existsSync(join(srv.dir, 'evil.yaml'))).toBe(false);
-    expect(readdirSync(srv.dagsDir).every((f) => /^[a-zA-Z0-9_-]+\.yaml$/.test(f))).toBe(true);
+    expect((await srv.storedDagNames()).every((f) => /^[a-zA-Z0-9_-]+$/.test(f))).toBe(true);
   });
 
   test('invalid spec: the problems are in details.errors', async () => {

@@ -1,6 +1,4 @@
 /** GET /dags: list items, pagination, name/tag/tags filters, unreadable files, 1,000 files. */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { TestServer } from '../../helpers/server.js';
 
 const dag = (i: number, tags: string) => `name: d${String(i).padStart(4, '0')}\ntags: "${tags}"\nsteps:\n  - command: echo ${i}\n`;
@@ -110,8 +108,7 @@ describe('GET /dags', () => {
 describe('GET /dags with 1,000 DAG files', () => {
   const srv = new TestServer();
   beforeAll(async () => {
-    mkdirSync(srv.dagsDir, { recursive: true });
-    for (let i = 0; i < 1000; i++) writeFileSync(join(srv.dagsDir, `dag-${String(i).padStart(4, '0')}.yaml`), dag(i, i % 2 ? 'parity=odd' : 'parity=even'));
+    for (let i = 0; i < 1000; i++) srv.dag(`dag-${String(i).padStart(4, '0')}`, dag(i, i % 2 ? 'parity=odd' : 'parity=even'));
     await srv.start();
   });
   afterAll(() => srv.stop());
