@@ -1,0 +1,81 @@
+/**
+ * `svc server --backend kubernetes` on the test bed, as people use it: Dags applied with kubectl show in
+ * the REST API and Dags made through REST show in kubectl; two replicas share the state; a started run is a
+ * DagRun that waits, visibly, for the operator; the real binary starts from the command line.
+ */
+import { spawn } from 'node:child_process';
+import { TestServer, eventually } from '../helpers/server.js';
+import { cluster, kubectl } from '../testbed/helpers.js';
+import { describeCluster } from './env.js';
+
+/** A TestServer on the kubernetes backend (what the api-kube project sets for every server). */
+function kubeServer(env: Record<string, string> = {}): TestServer {
+  const before = process.env.SVC_TEST_BACKEND;
+  process.env.SVC_TEST_BACKEND = 'kubernetes';
+  try {
+    return new TestServer(env);
+  } finally {
+    if (before === undefined) delete process.env.SVC_TEST_BACKEND;
+    else process.env.SVC_TEST_BACKEND = before;
+  }
+}
+
+describeCluster('the REST API over Dag and DagRun resources', () => {
+  const one = kubeServer();
+  let two: TestServer;
+  let ns = '';
+  beforeAll(async () => {
+    await one.start();
+    ns = one.server.namespace!;
+    two = kubeServer({ SVC_NAMESPACE: ns });
+    await two.start();
+  });
+  afterAll(async () => { await two.stop(); await one.stop(); });
+
+  test('kubectl apply shows in GET /dags; POST /dags shows in kubectl get dag; text and fileName round-trip', async () => {
+    const manifest = new URL('../../examples/kubernetes/hello.yaml', import.meta.url).pathname;
+    expect((await kubectl(['apply', '-n', ns, '-f', manifest])).stderr).toBe('');
+    await eventually(async () => (await one.get('/dags?name=hello')).body.dags.length === 1 || undefined, 'hello in GET /dags');
+    const spec = 'description: made through REST  # a comment\nsteps:\n  - name: a\n    command: echo a\n';
+    expect((await one.post('/dags', { name: 'Made_Here', spec })).status).toBe(201);
+    const got = JSON.parse((await kubectl(['get', 'dags', '-n', ns, '-o', 'json'])).stdout).items
+      .find((d: { metadata: { annotations?: Record<string, string> } }) => d.metadata.annotations?.['svc.io/file-name'] === 'Made_Here');
+    expect(got.spec).toEqual({ description: 'made through REST', steps: [{ name: 'a', command: 'echo a' }] });
+    expect((await two.get('/dags/Made_Here/spec')).body.spec).toBe(spec);
+  });
+
+  test('two replicas: a write through one is read through the other; concurrent PUTs of one Dag both answer', async () => {
+    expect((await one.post('/dags', { name: 'shared', spec: 'steps:\n  - command: echo 0\n' })).status).toBe(201);
+    const puts = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? one : two).req('PUT', '/dags/shared/spec', { spec: `steps:\n  - command: echo ${i + 1}\n` })));
+    for (const r of puts) expect([200, 409]).toContain(r.status);
+    expect(puts.filter((r) => r.status === 200).length).toBeGreaterThan(0);
+    const a = (await one.get('/dags/shared/spec')).body.spec;
+    expect((await two.get('/dags/shared/spec')).body.spec).toBe(a);
+  });
+
+  test('a started run is a DagRun in kubectl get dagruns, not started, waiting for the operator', async () => {
+    const r = await one.post('/dags/hello/start', { dagRunId: 'first-run' });
+    expect(r.status).toBe(200);
+    const table = await kubectl(['get', 'dagruns', '-n', ns]);
+    expect(table.stdout).toMatch(/hello\s+not_started\s+0\/2/);
+    const run = (await two.get('/dag-runs/hello/first-run')).body.dagRun;
+    expect(run).toMatchObject({ dagRunId: 'first-run', status: 0, statusLabel: 'not_started' });
+    expect((await two.get('/dag-runs?name=hello')).body.dagRuns.map((x: { dagRunId: string }) => x.dagRunId)).toEqual(['first-run']);
+  });
+});
+
+describeCluster('svc server --backend kubernetes from the command line', () => {
+  test('starts, says where it listens and which namespace it serves, answers, stops on SIGTERM', async () => {
+    const bin = new URL('../../bin/svc.js', import.meta.url).pathname;
+    const proc = spawn(process.execPath, [bin, 'server', '--backend', 'kubernetes', '--namespace', 'default'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_PORT: '0', SVC_KUBECONFIG: cluster().kubeconfig, SVC_DATA_DIR: '/tmp/svc-kube-cli' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    proc.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    const url = await eventually(async () => /listening on (\S+) \(kubernetes namespace default\)/.exec(out)?.[1], 'the server to listen');
+    expect((await fetch(`${url}/api/v2/dags`)).status).toBe(200);
+    proc.kill('SIGTERM');
+    expect(await new Promise((r) => proc.once('exit', r))).toBe(0);
+  });
+});
