@@ -10,6 +10,7 @@ import { createApp } from '../api/app.js';
 import type { Config } from '../config/config.js';
 import type { EngineLogger } from '../core/ports/engine-ports.js';
 import type { DagRunResource } from '../core/resources.js';
+import type { DagStore } from '../core/ports/dag-store.js';
 import { RunService } from '../engine/services/run-service.js';
 import { embeddedBackend } from './embedded.js';
 import type { Backend } from './backend.js';
@@ -26,6 +27,10 @@ export interface RunningServer {
   app: Express;
   /** The kubernetes backend's namespace. */
   namespace?: string;
+  /** Where the admission webhook listens (TLS), when it does. */
+  admissionPort?: number;
+  /** The DAG store this server reads (an embedding program, or a test, writes DAGs it sees at once). */
+  dagStore: DagStore;
   close(): Promise<void>;
 }
 
@@ -61,6 +66,7 @@ export async function startServer(config: Readonly<Config>, log: EngineLogger): 
     app,
     ...(backend.namespace ? { namespace: backend.namespace } : {}),
     ...(admission ? { admissionPort: admission.port } : {}),
+    dagStore: backend.dags,
     async close() {
       await admission?.close();
       for (const a of [...areas].reverse()) await a.stop?.();

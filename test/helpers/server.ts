@@ -13,6 +13,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { startServer, type RunningServer } from '../../src/main/server.js';
 import { consoleLogger } from '../../src/observability/console-logger.js';
 import type { KubeDagStore } from '../../src/adapters/kube/dag-store.js';
+import type { DagStore } from '../../src/core/ports/dag-store.js';
 
 export interface Reply<T = any> { status: number; body: T; headers: Headers; text: string }
 
@@ -52,9 +53,12 @@ export class TestServer {
     return this.server.url;
   }
 
-  /** Writes a DAG file into the DAGs directory (a Dag resource on the kubernetes backend). */
+  /**
+   * Writes a DAG file into the DAGs directory (a Dag resource on the kubernetes backend: through the
+   * server's own store once it runs, which sees its own writes at once, as a file write is seen).
+   */
   dag(fileName: string, yaml: string): void {
-    if (this.kube) this.kube.dag(fileName, yaml);
+    if (this.kube) this.kube.dag(fileName, yaml, this.server?.dagStore);
     else writeFileSync(join(this.dagsDir, `${fileName}.yaml`), yaml);
   }
 
@@ -119,9 +123,9 @@ class KubeSide {
   }
 
   /** Written 25 at a time, in order per DAG. */
-  dag(fileName: string, yaml: string): void {
+  dag(fileName: string, yaml: string, store?: DagStore): void {
     const lane = this.writes.length >= 25 ? this.writes[this.writes.length - 25]! : Promise.resolve();
-    this.writes.push(lane.catch(() => undefined).then(() => this.ready()).then((f) => f.dags.write(fileName, yaml)));
+    this.writes.push(lane.catch(() => undefined).then(() => this.ready()).then((f) => (store ?? f.dags).write(fileName, yaml)));
   }
 
   async storedDag(fileName: string): Promise<string | undefined> {
