@@ -1,25 +1,43 @@
-/** The records of a collection kept in memory once loaded; handed out as copies. */
-export class CachedRecords<T extends object> {
+/**
+ * The part every local RecordCollection shares: records loaded once and kept in memory (handed out as
+ * copies), changes one at a time under a mutex, the store's own writer (`persist`) in between. This
+ * process is the only writer (the server), so the cache never goes stale.
+ */
+import type { RecordCollection } from '../../core/ports/records.js';
+import { KeyedMutex } from '../store/local/mutex.js';
+
+export abstract class CachedCollection<T extends object> implements RecordCollection<T> {
   private cache?: T[];
   private loading?: Promise<T[]>;
+  private readonly mutex = new KeyedMutex();
 
-  constructor(private readonly read: () => Promise<T[]>) {}
+  /** The stored records (valid ones only). */
+  protected abstract load(): Promise<T[]>;
+  /** Stores `next` in place of `before`, atomically per file. */
+  protected abstract persist(before: T[], next: T[]): Promise<void>;
 
-  async copies(): Promise<T[]> {
-    return (await this.load()).map((r) => structuredClone(r));
+  async all(): Promise<T[]> {
+    return (await this.loaded()).map((r) => structuredClone(r));
   }
 
   size(): number {
     return this.cache?.length ?? 0;
   }
 
-  set(records: T[]): void {
-    this.cache = records.map((r) => structuredClone(r));
+  async update<R>(change: (all: T[]) => { next: T[]; result: R }): Promise<R> {
+    await this.loaded();
+    return this.mutex.run('all', async () => {
+      const before = await this.all();
+      const { next, result } = change(await this.all());
+      await this.persist(before, next);
+      this.cache = next.map((r) => structuredClone(r));
+      return result;
+    });
   }
 
-  private load(): Promise<T[]> {
+  private loaded(): Promise<T[]> {
     if (this.cache) return Promise.resolve(this.cache);
-    this.loading ??= this.read().then((records) => {
+    this.loading ??= this.load().then((records) => {
       this.cache ??= records;
       return this.cache;
     }, (e: unknown) => {

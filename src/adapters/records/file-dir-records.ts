@@ -5,10 +5,8 @@
  */
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RecordCollection } from '../../core/ports/records.js';
 import { isNotFound, readJson, writeFileAtomic } from '../fs/atomic.js';
-import { KeyedMutex } from '../store/local/mutex.js';
-import { CachedRecords } from './cached.js';
+import { CachedCollection } from './cached.js';
 
 export interface DirLayout<T> {
   /** The record's file name without `.json`; a record whose key is not `validKey` cannot be stored. */
@@ -18,46 +16,32 @@ export interface DirLayout<T> {
   valid(v: unknown): v is T;
 }
 
-export class FileDirRecords<T extends object> implements RecordCollection<T> {
-  private readonly cached: CachedRecords<T>;
-  private readonly mutex = new KeyedMutex();
-
+export class FileDirRecords<T extends object> extends CachedCollection<T> {
   constructor(private readonly dir: string, private readonly layout: DirLayout<T>) {
-    this.cached = new CachedRecords(() => this.readAll());
+    super();
   }
 
-  all(): Promise<T[]> {
-    return this.cached.copies();
-  }
-
-  size(): number {
-    return this.cached.size();
-  }
-
-  async update<R>(change: (all: T[]) => { next: T[]; result: R }): Promise<R> {
-    await this.cached.copies();
-    return this.mutex.run('all', async () => {
-      const current = await this.cached.copies();
-      const { next, result } = change(structuredClone(current));
-      const before = new Map(current.map((r) => [this.layout.key(r), JSON.stringify(r)]));
-      const keys = new Set<string>();
-      for (const r of next) {
-        const key = this.layout.key(r);
-        if (!this.layout.validKey(key) || keys.has(key)) throw new Error(`record key ${JSON.stringify(key)} is invalid or repeated`);
-        keys.add(key);
-        if (before.get(key) !== JSON.stringify(r)) await writeFileAtomic(this.file(key), `${JSON.stringify(r, null, 2)}\n`);
-      }
-      for (const key of before.keys()) if (!keys.has(key)) await rm(this.file(key), { force: true });
-      this.cached.set(next);
-      return result;
-    });
+  /** Writes only the records that changed and removes the ones dropped. */
+  protected async persist(before: T[], next: T[]): Promise<void> {
+    const old = new Map(before.map((r) => [this.layout.key(r), JSON.stringify(r)]));
+    const keys = new Set<string>();
+    // Every key checked before anything is written: a refused change writes nothing.
+    for (const key of next.map((r) => this.layout.key(r))) {
+      if (!this.layout.validKey(key) || keys.has(key)) throw new Error(`record key ${JSON.stringify(key)} is invalid or repeated`);
+      keys.add(key);
+    }
+    for (const r of next) {
+      const key = this.layout.key(r);
+      if (old.get(key) !== JSON.stringify(r)) await writeFileAtomic(this.file(key), `${JSON.stringify(r, null, 2)}\n`);
+    }
+    for (const key of old.keys()) if (!keys.has(key)) await rm(this.file(key), { force: true });
   }
 
   private file(key: string): string {
     return join(this.dir, `${key}.json`);
   }
 
-  private async readAll(): Promise<T[]> {
+  protected async load(): Promise<T[]> {
     let names: string[] = [];
     try {
       names = (await readdir(this.dir)).sort();

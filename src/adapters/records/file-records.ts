@@ -6,40 +6,23 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { RecordCollection } from '../../core/ports/records.js';
 import { readJson, writeFileAtomic } from '../fs/atomic.js';
-import { KeyedMutex } from '../store/local/mutex.js';
-import { CachedRecords } from './cached.js';
+import { CachedCollection } from './cached.js';
 
-export class FileRecords<T extends object> implements RecordCollection<T> {
-  private readonly cached: CachedRecords<T>;
-  private readonly mutex = new KeyedMutex();
-
+export class FileRecords<T extends object> extends CachedCollection<T> {
   /** `valid` drops hand-edited or torn records rather than trusting them. */
-  constructor(private readonly path: string, valid: (v: unknown) => v is T) {
-    this.cached = new CachedRecords(async () => {
-      const data = await readJson<unknown>(this.path);
-      return Array.isArray(data) ? data.filter(valid) : [];
-    });
+  constructor(private readonly path: string, private readonly valid: (v: unknown) => v is T) {
+    super();
   }
 
-  all(): Promise<T[]> {
-    return this.cached.copies();
+  protected async load(): Promise<T[]> {
+    const data = await readJson<unknown>(this.path);
+    return Array.isArray(data) ? data.filter(this.valid) : [];
   }
 
-  size(): number {
-    return this.cached.size();
-  }
-
-  async update<R>(change: (all: T[]) => { next: T[]; result: R }): Promise<R> {
-    await this.cached.copies();
-    return this.mutex.run('all', async () => {
-      const { next, result } = change(await this.cached.copies());
-      await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-      await writeFileAtomic(this.path, `${JSON.stringify(next, null, 2)}\n`);
-      this.cached.set(next);
-      return result;
-    });
+  protected async persist(_before: T[], next: T[]): Promise<void> {
+    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    await writeFileAtomic(this.path, `${JSON.stringify(next, null, 2)}\n`);
   }
 }
 
