@@ -88,7 +88,7 @@ describe('GET/PUT /dags/{fileName}/spec', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ errors: [] });
     expect((await srv.get('/dags/edit/spec')).body.spec).toBe(spec);
-    expect(readFileSync(join(srv.dagsDir, 'edit.yaml'), 'utf8')).toBe(spec);
+    expect(await srv.storedDag('edit')).toBe(spec);
     expect((await srv.get('/dags/edit')).body.dag.steps[0].commands).toEqual(['echo b']);
   });
 
@@ -112,7 +112,7 @@ describe('GET/PUT /dags/{fileName}/spec', () => {
     const r = await srv.req('PUT', '/dags/edit3/spec', body);
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('bad_request');
-    expect(readFileSync(join(srv.dagsDir, 'edit3.yaml'), 'utf8')).toBe('steps: []\n');
+    expect(await srv.storedDag('edit3')).toBe('steps: []\n');
   });
 
   test('PUT bad JSON: 400; unknown DAG: 404 and no file created', async () => {
@@ -120,7 +120,7 @@ describe('GET/PUT /dags/{fileName}/spec', () => {
     expect((await srv.req('PUT', '/dags/edit4/spec', '{oops')).body.code).toBe('bad_request');
     const r = await srv.req('PUT', '/dags/ghost/spec', { spec: 'steps: []\n' });
     expect(r.status).toBe(404);
-    expect(existsSync(join(srv.dagsDir, 'ghost.yaml'))).toBe(false);
+    expect(await srv.storedDag('ghost')).toBeUndefined();
   });
 
   test('GET spec of an unknown DAG: 404', async () => {
@@ -134,7 +134,7 @@ describe('DELETE /dags/{fileName}', () => {
     const r = await srv.req('DELETE', '/dags/doomed');
     expect(r.status).toBe(204);
     expect(r.text).toBe('');
-    expect(existsSync(join(srv.dagsDir, 'doomed.yaml'))).toBe(false);
+    expect(await srv.storedDag('doomed')).toBeUndefined();
     expect((await srv.get('/dags/doomed')).status).toBe(404);
     const again = await srv.req('DELETE', '/dags/doomed');
     expect(again.status).toBe(404);
