@@ -25,5 +25,7 @@ export interface Backend {
   drives: boolean;
   /** The kubernetes backend's namespace. */
   namespace?: string;
+  /** Why the backend cannot hold state right now (GET /health), or undefined. */
+  problem(): Promise<string | undefined>;
   close(): Promise<void>;
 }

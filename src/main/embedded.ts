@@ -1,5 +1,7 @@
 /** Wiring of the embedded backend: files for state, local processes for steps. */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { isProcessAlive, processStartTicks } from '../runtime/shell/liveness.js';
 import { LocalOwnership } from '../adapters/store/local/ownership.js';
@@ -53,8 +55,19 @@ export function embeddedBackend(config: Config, log: EngineLogger, hooks: Pick<E
     name: 'embedded', engine: embeddedDeps(config, log, hooks), drives: true,
     dags: new FsDagStore({ dagsDir: config.dagsDir, dataDir: config.dataDir }),
     records: { users: localUsers(config.dataDir), apiKeys: localApiKeys(config.dataDir), webhooks: localWebhooks(config.dataDir) },
+    problem: () => dataDirProblem(config.dataDir),
     close: async () => undefined,
   };
+}
+
+/** Why the data directory cannot hold state (a cheap access check), or undefined. */
+async function dataDirProblem(dir: string): Promise<string | undefined> {
+  try {
+    await access(dir, constants.W_OK | constants.X_OK);
+    return undefined;
+  } catch (e) {
+    return `data directory ${dir} is not writable: ${(e as NodeJS.ErrnoException).code ?? String(e)}`;
+  }
 }
 
 export { loadDagFile } from '../adapters/dagsource/fs-dags.js';

@@ -6,7 +6,8 @@
  */
 import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
-import { defaultNamespace, loadKubeConfig, Secrets } from '../adapters/kube/client.js';
+import { apiProblem, defaultNamespace, loadKubeConfig, Secrets } from '../adapters/kube/client.js';
+import { DomainError } from '../core/errors.js';
 import { KubeDagStore } from '../adapters/kube/dag-store.js';
 import { KubeRunStore } from '../adapters/kube/run-store.js';
 import { SecretRecords } from '../adapters/kube/secret-records.js';
@@ -52,6 +53,9 @@ function logStore(config: Config, log: EngineLogger): { logs: LogStore; close():
 export async function kubernetesBackend(config: Config, log: EngineLogger, hooks: Pick<EngineDeps, 'onChange'> = {}): Promise<Backend> {
   const kc = loadKubeConfig(config.kubeconfig);
   const namespace = defaultNamespace(kc, config.namespace);
+  // Fail at start with the reason rather than answer every request with it.
+  const problem = await apiProblem(kc, namespace);
+  if (problem) throw new DomainError('service_unavailable', `cannot serve namespace ${namespace}: ${problem}`);
   const store = new KubeRunStore(kc, namespace, { cache: true });
   const dags = new KubeDagStore(kc, namespace, { cache: true });
   const secrets = new Secrets(kc, namespace);
@@ -69,6 +73,7 @@ export async function kubernetesBackend(config: Config, log: EngineLogger, hooks
       apiKeys: new SecretRecords(secrets, 'svc-api-keys', isStoredApiKey),
       webhooks: new SecretRecords(secrets, 'svc-webhooks', isStoredWebhook),
     },
+    problem: () => apiProblem(kc, namespace),
     async close() {
       await close();
       await Promise.all([store.close(), dags.close()]);

@@ -4,6 +4,9 @@
  * DagRun that waits, visibly, for the operator; the real binary starts from the command line.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { TestServer, eventually } from '../helpers/server.js';
 import { cluster, kubectl } from '../testbed/helpers.js';
 import { describeCluster } from './env.js';
@@ -61,6 +64,36 @@ describeCluster('the REST API over Dag and DagRun resources', () => {
     const run = (await two.get('/dag-runs/hello/first-run')).body.dagRun;
     expect(run).toMatchObject({ dagRunId: 'first-run', status: 0, statusLabel: 'not_started' });
     expect((await two.get('/dag-runs?name=hello')).body.dagRuns.map((x: { dagRunId: string }) => x.dagRunId)).toEqual(['first-run']);
+  });
+});
+
+describeCluster('svc server --backend kubernetes when the cluster cannot serve it', () => {
+  test('an API server that cannot be reached: the server does not start, and says why', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-kubeconfig-'));
+    const kubeconfig = join(dir, 'config');
+    writeFileSync(kubeconfig, [
+      'apiVersion: v1', 'kind: Config', 'current-context: gone',
+      'clusters: [{name: gone, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]',
+      'users: [{name: u, user: {token: t}}]', 'contexts: [{name: gone, context: {cluster: gone, user: u, namespace: team-a}}]', '',
+    ].join('\n'));
+    const bin = new URL('../../bin/svc.js', import.meta.url).pathname;
+    const proc = spawn(process.execPath, [bin, 'server', '--backend', 'kubernetes'], {
+      env: { PATH: process.env.PATH, HOME: dir, SVC_PORT: '0', SVC_KUBECONFIG: kubeconfig, SVC_DATA_DIR: join(dir, 'data') }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    proc.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    expect(await new Promise((r) => proc.once('exit', r))).toBe(1);
+    expect(err).toMatch(/service_unavailable.*cannot serve namespace team-a.*cannot be reached/);
+  });
+
+  test('GET /health answers ok while the API server answers', async () => {
+    const srv = kubeServer();
+    await srv.start();
+    try {
+      expect((await srv.get('/health')).body).toMatchObject({ status: 'healthy' });
+    } finally {
+      await srv.stop();
+    }
   });
 });
 

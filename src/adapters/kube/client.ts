@@ -44,7 +44,10 @@ function statusOf(e: ApiException<unknown>): Status {
 
 /** The domain error of a failed API call; anything else is rethrown as it is. */
 export function kubeError(e: unknown, what: string): unknown {
-  if (!(e instanceof ApiException)) return unreachable(e) ? new DomainError('service_unavailable', `${what}: the Kubernetes API cannot be reached: ${(e as Error).message}`) : e;
+  if (!(e instanceof ApiException)) {
+    const why = unreachable(e);
+    return why ? new DomainError('service_unavailable', `${what}: the Kubernetes API cannot be reached (${why})`) : e;
+  }
   const s = statusOf(e as ApiException<unknown>);
   const message = s.message ?? `${what}: HTTP ${e.code}`;
   if (e.code === 404) return new NotFoundError(`${what} not found`);
@@ -54,10 +57,14 @@ export function kubeError(e: unknown, what: string): unknown {
   return new DomainError('service_unavailable', `${what}: the Kubernetes API answered ${e.code}: ${message}`);
 }
 
-/** A request that never got an answer (connection refused or reset, DNS, TLS). */
-function unreachable(e: unknown): boolean {
-  const err = e as { name?: string; code?: string; cause?: { code?: string } };
-  return err?.name === 'FetchError' || /^E[A-Z]+/.test(err?.code ?? err?.cause?.code ?? '');
+/** Why a request never got an answer (connection refused or reset, DNS, TLS), or undefined when it did. */
+function unreachable(e: unknown): string | undefined {
+  const err = e as { name?: string; message?: string; code?: string; cause?: { code?: string; message?: string } } | undefined;
+  const code = err?.code ?? err?.cause?.code;
+  if (err?.name === 'FetchError' || err?.message === 'fetch failed' || (typeof code === 'string' && /^E[A-Z]+/.test(code))) {
+    return code ?? err?.cause?.message ?? err?.message ?? 'no answer';
+  }
+  return undefined;
 }
 
 async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
@@ -76,6 +83,23 @@ export interface KubeObject {
   metadata: { name: string; namespace?: string; uid?: string; resourceVersion?: string; generation?: number; creationTimestamp?: string; labels?: Record<string, string>; annotations?: Record<string, string>; managedFields?: { time?: string }[] };
   spec?: unknown;
   status?: unknown;
+}
+
+/**
+ * Why svc cannot keep its state in this namespace, or undefined: the API unreachable, the CRDs not
+ * installed, no permission. One cheap call (a list of at most one Dag).
+ */
+export async function apiProblem(kc: KubeConfig, namespace: string): Promise<string | undefined> {
+  const api = kc.makeApiClient(CustomObjectsApi);
+  try {
+    await api.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'dags', limit: 1 });
+    return undefined;
+  } catch (e) {
+    if (e instanceof ApiException && e.code === 404) return `the svc.io custom resources are not installed in the cluster: kubectl apply --server-side -f crds/`;
+    if (e instanceof ApiException && (e.code === 401 || e.code === 403)) return `no permission to list dags.svc.io in namespace ${namespace} (HTTP ${e.code}): check the service account's Role`;
+    const err = kubeError(e, 'dags.svc.io');
+    return err instanceof Error ? err.message : String(err);
+  }
 }
 
 /** One plural of svc.io custom resources in one namespace. */

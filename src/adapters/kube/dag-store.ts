@@ -160,10 +160,14 @@ export class KubeDagStore implements DagStore {
     }
   }
 
-  /** One Dag by object name: from the cache when it is synced and as new as this store's own writes. */
+  /**
+   * One Dag by object name: from the cache when it is synced and as new as this store's own writes. A
+   * Dag the cache does not have is asked for directly: another replica may have just created it (a
+   * client's POST through one replica, then PUT through another, must not see a 404).
+   */
   private async object(fileName: string): Promise<DagObject | undefined> {
     const name = dagObjectName(fileName);
-    if (this.cache?.synced && !this.cache.isStale(name)) return this.cache.get(name);
+    if (this.cache?.synced && !this.cache.isStale(name)) return this.cache.get(name) ?? this.dags.get(name);
     return this.dags.get(name);
   }
 

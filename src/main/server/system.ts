@@ -1,7 +1,6 @@
 /** Wiring of the system area (SPEC 4.1, 4.7, 4.8): health, metrics, monitoring, workers, webhooks, remote nodes. */
 import { randomUUID } from 'node:crypto';
-import { constants } from 'node:fs';
-import { access, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { RecordWebhookStore } from '../../auth/stores/webhook-records.js';
 import { HttpForwarder } from '../../adapters/remote/http-forwarder.js';
 import { createHealthRouter } from '../../api/system/health.js';
@@ -48,7 +47,7 @@ export async function wireSystem(base: ServerBase, dags: DagsArea, runs: RunsAre
   const unsubscribe = base.events.on((run) => metrics.observe(run));
 
   const routers = [
-    createHealthRouter({ version: config.version, startedAt: base.startedAt, now, problem: () => dataDirProblem(config.dataDir) }),
+    createHealthRouter({ version: config.version, startedAt: base.startedAt, now, problem: () => base.backend.problem() }),
     createMetricsRouter({
       access: config.metrics, contentType: metrics.contentType, render: () => metrics.render(),
       unavailableReason: () => (config.authToken || config.authBasic ? undefined
@@ -73,16 +72,6 @@ export async function wireSystem(base: ServerBase, dags: DagsArea, runs: RunsAre
       unsubscribe();
     },
   };
-}
-
-/** Why the data directory cannot hold state (a cheap access check), or undefined. */
-async function dataDirProblem(dir: string): Promise<string | undefined> {
-  try {
-    await access(dir, constants.W_OK | constants.X_OK);
-    return undefined;
-  } catch (e) {
-    return `data directory ${dir} is not writable: ${(e as NodeJS.ErrnoException).code ?? String(e)}`;
-  }
 }
 
 /** The embedded backend's one worker: this process, heartbeating as it answers. */
