@@ -8,7 +8,7 @@ import { base } from '../jest.config.js';
 export const KUBE_API_TESTS = [
   'api/contract/routes', 'api/contract/dags', 'api/dags/collection', 'api/dags/list',
   'api/auth/users', 'api/auth/api-keys', 'api/auth/brute-force', 'api/system/resources',
-  'api/auth/modes', 'api/auth/role-matrix', 'api/auth/audit', 'api/auth/oidc', 'api/contract/auth', 'api/dags/dag',
+  'api/auth/modes', 'api/auth/role-matrix', 'api/auth/audit', 'api/auth/oidc', 'api/contract/auth', 'api/dags/dag', 'api/contract/system',
 ];
 
 export default {
