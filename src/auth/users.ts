@@ -4,7 +4,7 @@
  * Passwords leave this module only as scrypt hashes.
  */
 import { randomBytes } from 'node:crypto';
-import { BadRequestError, DomainError, NotFoundError } from '../core/errors.js';
+import { AlreadyExistsError, BadRequestError, DomainError, NotFoundError } from '../core/errors.js';
 import { isRole, isValidUsername, passwordProblem, type Role } from '../core/auth/roles.js';
 import type { StoredUser, UserStore } from '../core/ports/auth-stores.js';
 import { hashPassword, verifyPassword } from './passwords.js';
@@ -73,7 +73,13 @@ export class UserService {
   async ensureAdmin(username: string, password: string | undefined): Promise<{ created: boolean; generated?: string }> {
     if ((await this.store.list()).length > 0) return { created: false };
     const generated = password === undefined ? randomBytes(18).toString('base64url') : undefined;
-    await this.create({ username, password: password ?? generated, role: 'admin' });
+    try {
+      await this.create({ username, password: password ?? generated, role: 'admin' });
+    } catch (e) {
+      // Another replica starting at the same time created it first.
+      if (e instanceof AlreadyExistsError) return { created: false };
+      throw e;
+    }
     return { created: true, ...(generated ? { generated } : {}) };
   }
 

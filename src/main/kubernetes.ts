@@ -75,8 +75,10 @@ export async function kubernetesBackend(config: Config, log: EngineLogger, hooks
     },
     problem: () => apiProblem(kc, namespace),
     async close() {
-      await close();
-      await Promise.all([store.close(), dags.close()]);
+      // Every part closes even when another fails (an S3 flush that cannot reach the bucket).
+      const results = await Promise.allSettled([close(), store.close(), dags.close()]);
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
     },
   };
 }

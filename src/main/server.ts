@@ -43,6 +43,17 @@ async function makeBackend(config: Readonly<Config>, log: EngineLogger, onChange
 export async function startServer(config: Readonly<Config>, log: EngineLogger): Promise<RunningServer> {
   const events = new RunEvents();
   const backend = await makeBackend(config, log, (run) => events.emit(run));
+  // Whatever has started so far is stopped again when a later part fails: a failed start never hangs.
+  const started: Array<() => Promise<void>> = [() => backend.close()];
+  try {
+    return await startOn(backend, events, config, log, started);
+  } catch (e) {
+    for (const stop of started.reverse()) await stop().catch(() => undefined);
+    throw e;
+  }
+}
+
+async function startOn(backend: Backend, events: RunEvents, config: Readonly<Config>, log: EngineLogger, started: Array<() => Promise<void>>): Promise<RunningServer> {
   const engine = backend.engine;
   const base: ServerBase = { config, log, backend, engine, runs: new RunService(engine), events, startedAt: Date.now() };
   const auth = await wireAuth(base);
@@ -54,9 +65,14 @@ export async function startServer(config: Readonly<Config>, log: EngineLogger): 
     log, routers: areas.flatMap((a) => a.routers), before: areas.flatMap((a) => a.before ?? []), rootRouters: areas.flatMap((a) => a.rootRouters ?? []),
   });
   const server = await listen(app, config.host, config.port);
+  const stopHttp = () => closeHttp(server);
+  started.push(stopHttp);
   const addr = server.address() as AddressInfo;
   const url = `http://${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}`;
-  for (const a of areas) await a.start?.();
+  for (const a of areas) {
+    await a.start?.();
+    started.push(async () => { await a.stop?.(); });
+  }
   const admission = config.webhookCertDir
     ? await startAdmission({ certDir: config.webhookCertDir, host: config.host, port: config.webhookPort, dags: dags.service })
     : undefined;
@@ -70,15 +86,20 @@ export async function startServer(config: Readonly<Config>, log: EngineLogger): 
     async close() {
       await admission?.close();
       for (const a of [...areas].reverse()) await a.stop?.();
+      // The HTTP server first (no request reaches a closed store), then the backend.
+      await stopHttp();
       await backend.close();
-      // No new connections; idle ones now; requests still in flight (start-sync waits up to a day) after a grace.
-      const closed = new Promise<void>((res) => server.close(() => res()));
-      server.closeIdleConnections();
-      const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
-      await closed;
-      clearTimeout(grace);
     },
   };
+}
+
+/** No new connections; idle ones now; requests still in flight (start-sync waits up to a day) after a grace. */
+async function closeHttp(server: Server): Promise<void> {
+  const closed = new Promise<void>((res) => server.close(() => res()));
+  server.closeIdleConnections();
+  const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+  await closed;
+  clearTimeout(grace);
 }
 
 /** How long a stopping server lets requests in flight finish. */

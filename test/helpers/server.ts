@@ -122,10 +122,15 @@ class KubeSide {
     return { SVC_BACKEND: 'kubernetes', SVC_NAMESPACE: namespace, SVC_KUBECONFIG: process.env.SVC_TEST_KUBECONFIG ?? '' };
   }
 
-  /** Written 25 at a time, in order per DAG. */
+  private readonly lastOf = new Map<string, Promise<unknown>>();
+
+  /** Written 25 at a time, and one after the other for the same DAG (the last write wins, as with files). */
   dag(fileName: string, yaml: string, store?: DagStore): void {
-    const lane = this.writes.length >= 25 ? this.writes[this.writes.length - 25]! : Promise.resolve();
-    this.writes.push(lane.catch(() => undefined).then(() => this.ready()).then((f) => (store ?? f.dags).write(fileName, yaml)));
+    const window = this.writes.length >= 25 ? this.writes[this.writes.length - 25] : undefined;
+    const before = Promise.all([window, this.lastOf.get(fileName)].map((p) => p?.catch(() => undefined)));
+    const write = before.then(() => this.ready()).then((f) => (store ?? f.dags).write(fileName, yaml));
+    this.lastOf.set(fileName, write);
+    this.writes.push(write);
   }
 
   async storedDag(fileName: string): Promise<string | undefined> {

@@ -75,4 +75,12 @@ describeCluster('the Dag admission webhook on a real API server', () => {
     expect(good.stderr).toBe('');
     expect((await kubectl(['get', 'dag', 'bad', '-n', ns])).code).not.toBe(0);
   });
+
+  test('an invalid draft saved through the REST API (svc\'s own store) is let through: the API reports its errors', async () => {
+    const { KubeDagStore } = await import('../../src/adapters/kube/dag-store.js');
+    const store = new KubeDagStore((await import('../../src/adapters/kube/client.js')).loadKubeConfig(process.env.SVC_TEST_KUBECONFIG), ns);
+    await store.write('draft', 'steps:\n  - name: a\n    depends: [nowhere]\n');
+    expect((await store.read('draft'))?.text).toContain('nowhere');
+    await store.close();
+  });
 });

@@ -6,7 +6,7 @@
  * a deleted key) takes effect here within that time. Only hashes are ever in the records.
  */
 import type { V1Secret } from '@kubernetes/client-node';
-import { BadRequestError, ConflictError, AlreadyExistsError } from '../../core/errors.js';
+import { AlreadyExistsError, BadRequestError, ConflictError, DomainError } from '../../core/errors.js';
 import type { RecordCollection } from '../../core/ports/records.js';
 import { KeyedMutex } from '../store/local/mutex.js';
 import type { Secrets } from './client.js';
@@ -75,9 +75,11 @@ export class SecretRecords<T extends object> implements RecordCollection<T> {
     try {
       parsed = JSON.parse(Buffer.from(data, 'base64').toString('utf8'));
     } catch {
-      parsed = [];
+      parsed = undefined;
     }
-    return { ...(secret ? { secret } : {}), records: Array.isArray(parsed) ? parsed.filter(this.valid) : [] };
+    // Never read as empty (the next change would overwrite every record): refuse until someone mends it.
+    if (!Array.isArray(parsed)) throw new DomainError('service_unavailable', `Secret ${this.name}: ${KEY} is not a JSON list of records; mend or delete it`);
+    return { ...(secret ? { secret } : {}), records: parsed.filter(this.valid) };
   }
 
   private async write(secret: V1Secret | undefined, records: T[]): Promise<void> {

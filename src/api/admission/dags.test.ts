@@ -1,9 +1,13 @@
 /** The Dag admission review: allowed, or refused with the validator's messages. */
-import { reviewDag, type AdmissionDeps } from './dags.js';
+import { reviewDag, type AdmissionDeps, type DagObject } from './dags.js';
 
 const deps: AdmissionDeps = {
   validate: (text, name) => (text.includes('bad') ? { valid: false, errors: [`${name}: steps[0]: bad thing`, 'second problem'] } : { valid: true, errors: [] }),
-  textOf: (spec) => JSON.stringify(spec),
+  source: (obj: DagObject) => ({
+    fileName: obj.metadata?.annotations?.['svc.io/file-name'] ?? (obj.metadata?.name?.includes('.') ? undefined : obj.metadata?.name),
+    text: JSON.stringify(obj.spec ?? {}),
+    writtenByStore: obj.metadata?.annotations?.['svc.io/source'] !== undefined,
+  }),
 };
 
 describe('reviewDag', () => {
@@ -11,14 +15,25 @@ describe('reviewDag', () => {
     expect(reviewDag({ uid: 'u1', operation: 'CREATE', object: { metadata: { name: 'a' }, spec: { steps: [] } } }, deps)).toEqual({ uid: 'u1', allowed: true });
   });
 
-  test('an invalid Dag is refused (422 Invalid) with every message, naming the fileName from the annotation', () => {
+  test('an invalid Dag is refused (422 Invalid) with every message, naming its fileName', () => {
     const r = reviewDag({ uid: 'u2', operation: 'UPDATE', object: { metadata: { name: 'my-dag-x', annotations: { 'svc.io/file-name': 'My_Dag' } }, spec: { x: 'bad' } } }, deps);
     expect(r).toEqual({ uid: 'u2', allowed: false, status: { code: 422, reason: 'Invalid', message: 'DAG My_Dag is invalid: My_Dag: steps[0]: bad thing; second problem' } });
   });
 
-  test('deletes and connects are allowed without looking; a validator that throws refuses with its message', () => {
+  test('what the REST API saved as written (an invalid draft) is allowed: the API reports its errors itself', () => {
+    const r = reviewDag({ uid: 'u5', operation: 'UPDATE', object: { metadata: { name: 'draft', annotations: { 'svc.io/source': 'bad' } }, spec: { x: 'bad' } } }, deps);
+    expect(r.allowed).toBe(true);
+  });
+
+  test('a Dag whose name can be no fileName is refused, saying how to name it', () => {
+    const r = reviewDag({ uid: 'u6', operation: 'CREATE', object: { metadata: { name: 'dotted.name' }, spec: {} } }, deps);
+    expect(r.allowed).toBe(false);
+    expect(r.status?.message).toMatch(/cannot be a DAG fileName.*svc\.io\/file-name/);
+  });
+
+  test('deletes are allowed without looking; a reading that throws refuses with its message', () => {
     expect(reviewDag({ uid: 'u3', operation: 'DELETE', object: null }, deps).allowed).toBe(true);
-    const throwing = { ...deps, textOf: () => { throw new Error('cannot render'); } };
+    const throwing = { ...deps, source: () => { throw new Error('cannot render'); } };
     expect(reviewDag({ uid: 'u4', operation: 'CREATE', object: { metadata: { name: 'a' }, spec: {} } }, throwing).status?.message).toMatch(/cannot render/);
   });
 });

@@ -5,16 +5,26 @@
  */
 import express, { type Express, type Request, type Response } from 'express';
 
+export interface DagObject {
+  metadata?: { name?: string; annotations?: Record<string, string> };
+  spec?: Record<string, unknown>;
+}
+
+/** What the store makes of a Dag object: its fileName (undefined when it cannot have one) and its text. */
+export interface DagSource {
+  fileName: string | undefined;
+  text: string;
+  /**
+   * Written through svc's own DAG store, spec unchanged since: the REST API saves invalid text on purpose
+   * (an editor's draft) and reports its errors itself.
+   */
+  writtenByStore: boolean;
+}
+
 export interface AdmissionDeps {
   /** The DAG validator of POST /dags/validate. */
   validate(text: string, name: string): { valid: boolean; errors: string[] };
-  /** A Dag's spec as the text of a DAG file. */
-  textOf(spec: Record<string, unknown>): string;
-}
-
-interface DagObject {
-  metadata?: { name?: string; annotations?: Record<string, string> };
-  spec?: Record<string, unknown>;
+  source(obj: DagObject): DagSource;
 }
 
 interface AdmissionRequest {
@@ -23,23 +33,27 @@ interface AdmissionRequest {
   object?: DagObject | null;
 }
 
-const FILE_NAME_ANNOTATION = 'svc.io/file-name';
-
 /** The answer to one review: allowed, or refused with the validator's messages (422 Invalid). */
 export function reviewDag(req: AdmissionRequest, deps: AdmissionDeps): { uid: string; allowed: boolean; status?: { code: number; reason: string; message: string } } {
   const uid = req.uid ?? '';
   const obj = req.object;
   if (!obj || (req.operation !== 'CREATE' && req.operation !== 'UPDATE')) return { uid, allowed: true };
-  const name = obj.metadata?.annotations?.[FILE_NAME_ANNOTATION] ?? obj.metadata?.name ?? 'dag';
   let errors: string[];
+  let name = obj.metadata?.name ?? 'dag';
   try {
-    errors = deps.validate(deps.textOf(obj.spec ?? {}), name).errors;
+    const src = deps.source(obj);
+    if (src.writtenByStore) return { uid, allowed: true };
+    if (src.fileName === undefined) return refuse(uid, `Dag ${name}: its name cannot be a DAG fileName (letters, digits, _ and -): name it so, or set the annotation svc.io/file-name`);
+    name = src.fileName;
+    errors = deps.validate(src.text, name).errors;
   } catch (e) {
     errors = [e instanceof Error ? e.message : String(e)];
   }
   if (errors.length === 0) return { uid, allowed: true };
-  return { uid, allowed: false, status: { code: 422, reason: 'Invalid', message: `DAG ${name} is invalid: ${errors.join('; ')}` } };
+  return refuse(uid, `DAG ${name} is invalid: ${errors.join('; ')}`);
 }
+
+const refuse = (uid: string, message: string) => ({ uid, allowed: false, status: { code: 422, reason: 'Invalid', message } });
 
 export function admissionApp(deps: AdmissionDeps): Express {
   const app = express();

@@ -29,7 +29,7 @@ export interface ExecRequest {
   timeoutMs: number;
   /** Capture stdout for `output:`. */
   capture: boolean;
-  /** Output is returned in the result only, never stored in a log (a probe that reads a secret). */
+  /** Output is returned whole (not trimmed) in the result only, never stored in a log (a probe that reads a secret). */
   unlogged?: boolean;
 }
 

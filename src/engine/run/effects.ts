@@ -175,7 +175,7 @@ export class EffectApplier {
     const { env, workingDir, shell, secrets } = built.req;
     return {
       lookup: built.lookup,
-      runCommand: this.ctx.probes.runCommand({ cwd: workingDir, env, shell, secrets, owner }, 'eval'),
+      runCommand: this.ctx.probes.runCommand({ cwd: workingDir, env, shell, secrets, owner, unlogged: true }, 'eval'),
       test: async (command) => (await this.ctx.probes.run({ kind, command, cwd: workingDir, env, shell, secrets, owner })).exitCode,
     };
   }

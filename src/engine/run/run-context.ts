@@ -48,7 +48,8 @@ export async function prepareRunContext(run: DagRunResource, deps: EngineDeps): 
   const shell = shellFor(undefined, def, deps.defaultShell).argv;
   const probes = new Probes(deps, run);
   const base = { cwd: workingDir, env: { ...deps.systemEnv }, shell };
-  const runCommand = (owner: ProbeOwner | undefined, kind?: ProbeKind): RunCommand => probes.runCommand({ ...base, owner }, kind);
+  // Backquote output becomes values (a token from a vault, say): returned to the engine, never logged.
+  const runCommand = (owner: ProbeOwner | undefined, kind?: ProbeKind): RunCommand => probes.runCommand({ ...base, owner, unlogged: true }, kind);
   const dotenv = await loadDotenv(deps, probes, def.dotenv, { ...base, dagDir });
   const paramsEnv = paramsToEnv(params);
   const dagEnv = await resolveDagEnv({ systemEnv: deps.systemEnv, dotenv, dagEnv: def.env, params: paramsEnv, runCommand: runCommand(undefined) });

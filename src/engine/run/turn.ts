@@ -36,7 +36,7 @@ export function nextTurn(run: DagRunResource, observed: Observation[], now: numb
   return { run: { ...run, status: { ...run.status, run: d.state } }, effects: d.effects, ...wakeAt, changed, lines: runLogLines(run.status.run, d.state) };
 }
 
-export type TurnDeps = Pick<EngineDeps, 'store' | 'logs' | 'clock' | 'controls' | 'onChange'>;
+export type TurnDeps = Pick<EngineDeps, 'store' | 'logs' | 'clock' | 'controls' | 'onChange'> & Partial<Pick<EngineDeps, 'log'>>;
 
 /** A conflicting write (an API request) makes the turn start over from the load: this many times. */
 const TRIES = 7;
@@ -57,9 +57,16 @@ export async function turn(deps: TurnDeps, key: RunKey, observed: Observation[] 
       if (e instanceof ConflictError && i < TRIES) continue;
       throw e;
     }
-    if (pending.length > 0) await deps.controls!.ack(key, pending.map((c) => c.id));
-    deps.onChange?.(saved);
-    if (t.lines.length > 0) await deps.logs.append(runLog(key, run.status.attemptId), logText(t.lines, deps.clock.now()));
+    // The state is saved: its effects must reach the caller whatever fails now. An acknowledgement that
+    // fails leaves the request pending (applied again harmlessly); the run log is informational.
+    await afterSave(deps, key, pending.map((c) => c.id), saved, t.lines);
     return { ...t, run: saved };
   }
+}
+
+async function afterSave(deps: TurnDeps, key: RunKey, acks: string[], saved: DagRunResource, lines: string[]): Promise<void> {
+  const warn = (what: string) => (e: unknown) => deps.log?.warn(`Failed to ${what} after a turn`, { dag: key.dagName, dagRunId: key.dagRunId, error: e instanceof Error ? e.message : String(e) });
+  if (acks.length > 0) await deps.controls!.ack(key, acks).catch(warn('acknowledge requests'));
+  try { deps.onChange?.(saved); } catch (e) { warn('report the change')(e); }
+  if (lines.length > 0) await deps.logs.append(runLog(key, saved.status.attemptId), logText(lines, deps.clock.now())).catch(warn('append the run log'));
 }

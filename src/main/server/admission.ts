@@ -7,8 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { dagTextOf } from '../../adapters/kube/manifest.js';
-import { admissionApp } from '../../api/admission/dags.js';
+import { fileNameOf, SOURCE_ANNOTATIONS, specHash, textOf, type DagObject as StoredDag } from '../../adapters/kube/dag-object.js';
+import { admissionApp, type DagObject, type DagSource } from '../../api/admission/dags.js';
 import type { DagsApi } from '../../engine/services/api.js';
 
 export interface AdmissionServer {
@@ -18,7 +18,7 @@ export interface AdmissionServer {
 
 export async function startAdmission(o: { certDir: string; host: string; port: number; dags: Pick<DagsApi, 'validate'> }): Promise<AdmissionServer> {
   const [cert, key] = await Promise.all([readFile(join(o.certDir, 'tls.crt')), readFile(join(o.certDir, 'tls.key'))]);
-  const app = admissionApp({ validate: (text, name) => o.dags.validate(text, name), textOf: dagTextOf });
+  const app = admissionApp({ validate: (text, name) => o.dags.validate(text, name), source: sourceOf });
   const server: Server = createServer({ cert, key, minVersion: 'TLSv1.2' }, app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -28,4 +28,12 @@ export async function startAdmission(o: { certDir: string; host: string; port: n
     port: (server.address() as AddressInfo).port,
     close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
   };
+}
+
+/** The Dag as the kubernetes DAG store reads it (dag-object.ts): one reading for the store and admission. */
+function sourceOf(obj: DagObject): DagSource {
+  const dag = { metadata: { name: '', ...obj.metadata }, spec: obj.spec ?? {} } as StoredDag;
+  const hash = obj.metadata?.annotations?.[SOURCE_ANNOTATIONS.specHash];
+  const writtenByStore = obj.metadata?.annotations?.[SOURCE_ANNOTATIONS.text] !== undefined && hash === specHash(dag.spec);
+  return { fileName: fileNameOf(dag), text: textOf(dag), writtenByStore };
 }

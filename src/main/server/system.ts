@@ -64,7 +64,8 @@ export async function wireSystem(base: ServerBase, dags: DagsArea, runs: RunsAre
     async start() {
       await mkdir(config.dataDir, { recursive: true });
       monitor.start();
-      running = true;
+      // The scheduler runs here only where this process drives runs (on kubernetes, in the operator).
+      running = base.backend.drives;
     },
     stop() {
       running = false;

@@ -115,7 +115,8 @@ function toResult(req: LocalRequest, code: number, signal: string | undefined, t
   else if (code !== 0) r.error = `exit status ${code}`;
   if (capture) {
     if (capture.overflow) return { exitCode: code || 1, error: `output exceeded maximum size limit (${req.maxOutputSize} bytes)` };
-    r.output = capture.chunks.join('').trim();
+    const text = capture.chunks.join('');
+    r.output = req.unlogged ? text : text.trim();
   }
   return r;
 }
