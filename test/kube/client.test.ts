@@ -39,6 +39,15 @@ describeCluster('the Kubernetes client of the adapters', () => {
     expect((await dags.list()).map((d) => d.metadata.name)).toEqual(['one']);
   });
 
+  test('a delete bound to a version refuses once the object changed (nothing lost), and deletes that version', async () => {
+    const v1 = await dags.create(dag('guarded'));
+    const v2 = await dags.replace({ ...v1, spec: { description: 'changed', steps: [] } });
+    await expect(dags.delete('guarded', { uid: v1.metadata.uid!, resourceVersion: v1.metadata.resourceVersion! })).rejects.toBeInstanceOf(ConflictError);
+    expect((await dags.get('guarded'))!.spec).toEqual({ description: 'changed', steps: [] });
+    await dags.delete('guarded', { uid: v2.metadata.uid!, resourceVersion: v2.metadata.resourceVersion! });
+    expect(await dags.get('guarded')).toBeUndefined();
+  });
+
   test('a field the schema does not know is refused (strict field validation), not pruned', async () => {
     await expect(dags.create({ ...dag('typo'), spec: { stepz: [] } })).rejects.toBeInstanceOf(BadRequestError);
     expect(await dags.get('typo')).toBeUndefined();

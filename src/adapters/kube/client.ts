@@ -54,6 +54,7 @@ export function kubeError(e: unknown, what: string): unknown {
   if (e.code === 409 && s.reason === 'AlreadyExists') return new AlreadyExistsError(`${what} already exists`);
   if (e.code === 409) return new ConflictError(`${what} was changed by someone else: ${message}`);
   if (e.code === 400 || e.code === 422) return new BadRequestError(message);
+  if (e.code === 413) return new BadRequestError(`${what} is too large for the Kubernetes API: ${message}`);
   return new DomainError('service_unavailable', `${what}: the Kubernetes API answered ${e.code}: ${message}`);
 }
 
@@ -148,10 +149,13 @@ export class CustomResources<T extends KubeObject> {
     return call(this.what(name), () => this.api.patchNamespacedCustomObjectStatus({ ...this.where, name, body: patch, fieldManager: FIELD_MANAGER }, MERGE) as Promise<T>);
   }
 
-  /** Deleting what is not there is not an error. */
-  async delete(name: string): Promise<void> {
+  /**
+   * Deleting what is not there is not an error. With `only`, the object is deleted only while it is that
+   * version (ConflictError otherwise: it changed since it was read).
+   */
+  async delete(name: string, only?: { uid?: string; resourceVersion?: string }): Promise<void> {
     try {
-      await this.api.deleteNamespacedCustomObject({ ...this.where, name });
+      await this.api.deleteNamespacedCustomObject({ ...this.where, name, ...(only ? { body: { preconditions: only } } : {}) });
     } catch (e) {
       if (e instanceof ApiException && e.code === 404) return;
       throw kubeError(e, this.what(name));

@@ -113,7 +113,13 @@ export class KubeDagStore implements DagStore {
     if (!obj) throw missing(fileName);
     await this.create(renamedDag(obj, newFileName), newFileName);
     if (isSuspendedDag(obj)) await this.setSuspended(newFileName, true);
-    await this.dags.delete(obj.metadata.name);
+    try {
+      // Only the version that was copied: a change made meanwhile is not lost (the copy is taken back).
+      await this.dags.delete(obj.metadata.name, { uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion });
+    } catch (e) {
+      if (e instanceof ConflictError) await this.dags.delete(dagObjectName(newFileName));
+      throw e;
+    }
     this.cache?.deleted(obj.metadata.name, obj.metadata.uid);
   }
 
