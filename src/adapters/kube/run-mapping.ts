@@ -78,8 +78,21 @@ export function storedStatus(key: RunKey, status: DagRunStatus, now: number, max
   return stored;
 }
 
+/**
+ * The spec's share of the object budget: the definition snapshot, params and extra variables (a webhook
+ * payload) must leave room for the status (DEFAULT_MAX_STATUS_BYTES) under etcd's cap near 1.5 MB.
+ */
+export const MAX_SPEC_BYTES = 384 * 1024;
+
 /** The object create() sends: naming metadata always from the run's identity, status left to replaceStatus. */
 export function newObject(run: DagRunResource): DagRunObject {
+  const bytes = Buffer.byteLength(JSON.stringify(run.spec));
+  if (bytes > MAX_SPEC_BYTES) {
+    const { dagName, dagRunId } = run.spec;
+    throw new BadRequestError(
+      `the run ${dagName}/${dagRunId} is ${bytes} bytes of JSON (definition, params, payload), over the ${MAX_SPEC_BYTES}-byte limit of a DagRun spec: `
+      + 'pass large inputs by reference (a file, a URL), not as params or a webhook payload', { dagName, dagRunId, bytes, limit: MAX_SPEC_BYTES });
+  }
   const named = dagRunMetadata(run.spec, run.spec.root, run.spec.parent);
   const given = run.metadata.creationTimestamp;
   return {
