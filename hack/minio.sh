@@ -9,7 +9,7 @@
 # Environment: SVC_MINIO_CACHE (cache root), SVC_MINIO_BUILD_JOBS (go build -p, default 2).
 set -euo pipefail
 # MinIO publishes no semver tags to the Go module proxy: the pin is the pseudo-version of a commit
-# (`curl https://proxy.golang.org/github.com/minio/minio/@v/list`).
+# (the module proxy's version list of github.com/minio/minio: `go list -m -json github.com/minio/minio@latest`).
 MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c
 
 cache_root="${SVC_MINIO_CACHE:-$HOME/.cache/svc-minio}"
