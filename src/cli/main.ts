@@ -21,6 +21,7 @@ const USAGE = `usage: svc <command> [options]
   validate <file>                                check a DAG file, every problem listed
   dry <file>                                     show the plan without executing
   kube manifest <file> [--namespace <ns>]        print the Dag manifest of a DAG file (kubectl apply, GitOps)
+  operator [--namespace <ns>]                    run DagRuns as Pods (Kubernetes; SVC_KUBECONFIG, SVC_STEP_IMAGE, ...)
 environment: SVC_DATA_DIR (state, default ~/.local/share/svc), SVC_DAGS_DIR (DAG files, default $SVC_DATA_DIR/dags)
 `;
 
@@ -28,7 +29,9 @@ type Command = (ctx: CliContext, args: Args) => Promise<number>;
 /** `server` pulls in express and the API: loaded only when asked for, so short commands start fast. */
 const serverCommand: Command = async (ctx, args) => (await import('./server.js')).serverCommand(ctx, args);
 
-const COMMANDS: Record<string, Command> = { server: serverCommand, start: startCommand, status: statusCommand, outputs: outputsCommand, stop: stopCommand, retry: retryCommand, resume: resumeCommand, validate: validateCommand, dry: dryCommand, kube: kubeCommand };
+const operatorCommand: Command = async (ctx, args) => (await import('./operator.js')).operatorCommand(ctx, args);
+
+const COMMANDS: Record<string, Command> = { server: serverCommand, operator: operatorCommand, start: startCommand, status: statusCommand, outputs: outputsCommand, stop: stopCommand, retry: retryCommand, resume: resumeCommand, validate: validateCommand, dry: dryCommand, kube: kubeCommand };
 
 /**
  * The process's own streams. A reader that goes away (`svc status ... | head`) ends the output, not the

@@ -33,6 +33,11 @@ export interface EngineDeps {
   events: RunEvents;
   /** How often a driver reads its requests even without a notification (ms, default 10 s): lost notifications. */
   resyncMs?: number;
+  /**
+   * Whether a run reads `.env` when its DAG lists no dotenv file (SPEC 2.2 default; true). The operator
+   * says false: there it costs a Pod per run, for a file an image seldom holds. Listed files are read.
+   */
+  implicitDotenv?: boolean;
   /** Who drives which run: one owner at a time; a crashed owner's runs are taken over. */
   ownership: Ownership;
   /** Called after every saved change of a run (API caches, watchers, metrics). */

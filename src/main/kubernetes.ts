@@ -32,12 +32,14 @@ import { timeIds } from './embedded.js';
 const noEvents: RunEvents = { watch: () => () => undefined };
 const notOwned: Ownership = { acquire: async () => false, release: async () => undefined, state: async () => 'none', holder: async () => undefined };
 
+/** The filesystem log store of the kubernetes backend: SVC_DATA_DIR/runs/<DagRun name>/ on a shared volume. */
+export function kubeFsLogs(config: Pick<Config, 'dataDir'>): FsLogStore {
+  return new FsLogStore((k) => join(config.dataDir, 'runs', dagRunName(k.dagName, k.dagRunId)));
+}
+
 function logStore(config: Config, log: EngineLogger): { logs: LogStore; close(): Promise<void> } {
   const bucket = config.systemEnv.SVC_S3_BUCKET;
-  if (!bucket) {
-    const logs = new FsLogStore((k) => join(config.dataDir, 'runs', dagRunName(k.dagName, k.dagRunId)));
-    return { logs, close: async () => undefined };
-  }
+  if (!bucket) return { logs: kubeFsLogs(config), close: async () => undefined };
   const endpoint = config.systemEnv.SVC_S3_ENDPOINT;
   const client = new S3Client({
     region: config.systemEnv.SVC_S3_REGION ?? 'us-east-1',
@@ -84,7 +86,7 @@ export async function kubernetesBackend(config: Config, log: EngineLogger, hooks
 }
 
 /** Sub-DAGs by name are the namespace's Dags. */
-function dagSource(store: DagStore): DagSource {
+export function dagSource(store: DagStore): DagSource {
   return {
     async find(name) {
       if (!isValidFileName(name)) return undefined;

@@ -4,12 +4,14 @@
  *
  * SVC_TEST_BACKEND=kubernetes (the api-kube jest project): the server runs the kubernetes backend in a
  * fresh namespace of the test bed, and dag() writes Dag resources instead of files (awaited before the
- * next request).
+ * next request); an operator in the same process runs the runs' steps as Pods on the test bed
+ * (SVC_TEST_OPERATOR=off: none, runs wait as they do without one).
  */
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import type { EngineLogger } from '../../src/core/ports/engine-ports.js';
 import { startServer, type RunningServer } from '../../src/main/server.js';
 import { consoleLogger } from '../../src/observability/console-logger.js';
 import type { KubeDagStore } from '../../src/adapters/kube/dag-store.js';
@@ -39,12 +41,20 @@ export class TestServer {
   }
 
   async start(): Promise<this> {
-    const config = loadConfig(await this.configEnv());
-    this.server = await startServer(config, consoleLogger(process.env.SVC_TEST_LOG ?? 'error'));
+    const env = await this.configEnv();
+    const config = loadConfig(env);
+    const log = consoleLogger(process.env.SVC_TEST_LOG ?? 'error');
+    this.server = await startServer(config, log);
+    // On the kubernetes backend, runs execute as they do in a cluster: an operator runs their steps as Pods.
+    if (this.kube && env.SVC_TEST_OPERATOR !== 'off') this.operator = await this.kube.operator(config, env, log);
     return this;
   }
 
+  /** The in-process operator of the kubernetes backend (its steps run as Pods on the test bed). */
+  operator: { close(): Promise<void>; identity: string } | undefined;
+
   async stop(): Promise<void> {
+    await this.operator?.close();
     await this.server?.close();
     await this.kube?.close();
   }
@@ -115,6 +125,16 @@ class KubeSide {
       return { namespace: f.namespace, dags: new KubeDagStore(f.kc, f.namespace), drop: deleteNamespace };
     })();
     return this.fixture;
+  }
+
+  /** Starts an operator for the namespace (short Lease and stop grace: tests) and waits until it leads. */
+  async operator(config: Config, env: Record<string, string | undefined>, log: EngineLogger): Promise<{ close(): Promise<void>; identity: string }> {
+    const { startOperator } = await import('../../src/main/operator.js');
+    const { loadOperatorConfig } = await import('../../src/config/operator-config.js');
+    const oc = loadOperatorConfig({ SVC_LEASE_SECONDS: '3', SVC_STOP_GRACE_SECONDS: '5', ...env }, config.version);
+    const op = await startOperator(config, oc, log, () => log.error('the test operator lost its Lease', {}));
+    await op.leading;
+    return op;
   }
 
   async env(): Promise<Record<string, string>> {

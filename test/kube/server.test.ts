@@ -7,21 +7,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TestServer, eventually } from '../helpers/server.js';
+import { eventually, type TestServer } from '../helpers/server.js';
+import { kubeServer as apiOnly } from './servers.js';
 import { cluster, kubectl } from '../testbed/helpers.js';
 import { describeCluster } from './env.js';
 
-/** A TestServer on the kubernetes backend (what the api-kube project sets for every server). */
-function kubeServer(env: Record<string, string> = {}): TestServer {
-  const before = process.env.SVC_TEST_BACKEND;
-  process.env.SVC_TEST_BACKEND = 'kubernetes';
-  try {
-    return new TestServer(env);
-  } finally {
-    if (before === undefined) delete process.env.SVC_TEST_BACKEND;
-    else process.env.SVC_TEST_BACKEND = before;
-  }
-}
+/** No operator: these tests look at what the API server alone does. */
+const kubeServer = (env: Record<string, string> = {}): TestServer => apiOnly({ SVC_TEST_OPERATOR: 'off', ...env });
 
 describeCluster('the REST API over Dag and DagRun resources', () => {
   const one = kubeServer();

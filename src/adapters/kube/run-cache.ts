@@ -28,6 +28,8 @@ const version = (rv: string | undefined): bigint => {
   }
 };
 
+export type RunCacheEvent = 'add' | 'update' | 'delete';
+
 export class RunCache {
   private readonly informer: ListWatch<KubernetesObject>;
   private synced = false;
@@ -41,12 +43,13 @@ export class RunCache {
   /** name -> uid of runs this instance deleted, until the watch reports the deletion. */
   private readonly gone = new Map<string, string>();
   private readonly wakers = new Set<() => void>();
+  private readonly listeners = new Set<(type: RunCacheEvent, o: DagRunObject) => void>();
 
   constructor(kc: KubeConfig, api: DagRunApi, private readonly catchUpMs = DEFAULT_CATCH_UP_MS) {
     // What makeInformer builds, typed as itself: the list's resourceVersion is needed (latestResourceVersion).
     this.informer = new ListWatch<KubernetesObject>(api.path, new Watch(kc), () => api.list() as never, false);
-    this.informer.on('add', (o) => this.saw(o as DagRunObject));
-    this.informer.on('update', (o) => this.saw(o as DagRunObject));
+    this.informer.on('add', (o) => this.saw('add', o as DagRunObject));
+    this.informer.on('update', (o) => this.saw('update', o as DagRunObject));
     this.informer.on('delete', (o) => this.sawDeleted(o as DagRunObject));
     this.informer.on('error', () => this.failed());
     void this.start();
@@ -57,6 +60,16 @@ export class RunCache {
     const deadline = Date.now() + timeoutMs;
     while (!this.synced && !this.closed && Date.now() < deadline) await this.nextEvent(deadline - Date.now());
     return this.synced;
+  }
+
+  /** Every change the watch delivers (after a relist, the differences). Returns the unsubscribe. */
+  onEvent(fn: (type: RunCacheEvent, o: DagRunObject) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private emit(type: RunCacheEvent, o: DagRunObject): void {
+    for (const fn of this.listeners) fn(type, o);
   }
 
   /** This instance wrote `o` (create, status write, patch). */
@@ -126,13 +139,15 @@ export class RunCache {
     return this.synced;
   }
 
-  private saw(o: DagRunObject): void {
+  private saw(type: RunCacheEvent, o: DagRunObject): void {
     this.bump(o.metadata.resourceVersion);
+    this.emit(type, o);
   }
 
   private sawDeleted(o: DagRunObject): void {
     if (this.gone.get(o.metadata.name) === o.metadata.uid) this.gone.delete(o.metadata.name);
     this.bump(o.metadata.resourceVersion);
+    this.emit('delete', o);
   }
 
   private bump(rv: string | undefined): void {

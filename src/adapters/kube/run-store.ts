@@ -45,6 +45,8 @@ export interface KubeRunStoreOptions {
 /** How often updateStatus retries when only spec or metadata moved under it (stop requests). */
 const CAS_RETRIES = 3;
 
+export type RunChange = { type: 'add' | 'update'; name: string; run: DagRunResource; specChanged: boolean } | { type: 'delete'; name: string };
+
 export class KubeRunStore implements RunStore {
   private readonly runs: CustomResources<DagRunObject>;
   private readonly api: DagRunApi;
@@ -65,6 +67,26 @@ export class KubeRunStore implements RunStore {
   /** With the cache: resolves true once list() answers from it (false after the timeout, or without one). */
   whenSynced(timeoutMs?: number): Promise<boolean> {
     return this.cache ? this.cache.whenSynced(timeoutMs) : Promise.resolve(false);
+  }
+
+  /**
+   * With the cache: every run the watch shows created or changed (`specChanged`: its spec moved, i.e. a
+   * stop or approval request, not only its status), and deleted. Returns the unsubscribe.
+   */
+  subscribe(fn: (e: RunChange) => void): () => void {
+    if (!this.cache) throw new Error('KubeRunStore.subscribe needs the cache');
+    const generations = new Map<string, number>();
+    return this.cache.onEvent((type, o) => {
+      const name = o.metadata.name;
+      const generation = o.metadata.generation ?? 0;
+      if (type === 'delete') {
+        generations.delete(name);
+        return fn({ type, name });
+      }
+      const before = generations.get(name);
+      generations.set(name, generation);
+      if (isComplete(o)) fn({ type, name, run: toRun(o), specChanged: before !== undefined && generation > before });
+    });
   }
 
   /** Stops the watch of the cache; the store still works, listing the API. */

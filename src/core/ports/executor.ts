@@ -31,6 +31,8 @@ export interface ExecRequest {
   capture: boolean;
   /** Output is returned whole (not trimmed) in the result only, never stored in a log (a probe that reads a secret). */
   unlogged?: boolean;
+  /** Labels the worker (Kubernetes: the Node) must have: the DAG's workerSelector with the step's over it. */
+  workerSelector?: Record<string, string>;
 }
 
 /** The outcome of an execution whose process was lost with the engine that started it. */

@@ -57,6 +57,7 @@ export async function buildRequest(scope: RequestScope, target: { node: NodeStat
   const workingDir = resolvePath(ctx.workingDir, x(step.workingDir ?? '.'));
   const shell = shellFor(step, def, deps.defaultShell);
   const timeoutSec = step.timeoutSec ?? 0;
+  const selector = { ...def.workerSelector, ...step.workerSelector };
   const req: ExecRequest = {
     exec, step, commands: step.type === 'shell' ? step.commands.map(sh) : step.commands.map(x), shell: shell.argv, shellExplicit: shell.explicit, env, workingDir,
     identity, merged,
@@ -66,6 +67,7 @@ export async function buildRequest(scope: RequestScope, target: { node: NodeStat
     },
     secrets: ctx.secretValues, maxOutputSize: def.maxOutputSize, timeoutMs: timeoutSec * 1000, capture: !!step.output,
     ...(step.script !== undefined ? { script: step.type === 'shell' ? sh(step.script) : x(step.script) } : {}),
+    ...(Object.keys(selector).length > 0 ? { workerSelector: selector } : {}),
   };
   return { req, lookup };
 }

@@ -85,7 +85,8 @@ export async function prepareRunContext(run: DagRunResource, deps: EngineDeps): 
  */
 async function loadDotenv(deps: EngineDeps, probes: Probes, files: string[], at: { cwd: string; dagDir: string; env: Record<string, string>; shell: string[] }): Promise<EnvEntry[]> {
   const order = dotenvOrder(files);
-  if (order.length === 0) return [];
+  // Only the implicit `.env`, where reading it costs a Pod per run (deps.implicitDotenv false): not read.
+  if (order.length === 0 || (deps.implicitDotenv === false && order.length === 1 && order[0] === '.env')) return [];
   const marker = `--svc-dotenv-${deps.ids.next()}--`;
   const script = order.map((f) => {
     const candidates = [...new Set([resolvePath(at.cwd, f), resolvePath(at.dagDir, f)])];

@@ -12,7 +12,7 @@ import { dirname } from 'node:path';
 import type { ExecRequest, Launcher, RunningExec } from '../../core/ports/executor.js';
 import { localRequest, type LocalLayout, type LocalRequest } from './local.js';
 import type { ExecResult } from '../../core/run/state.js';
-import { commandArgvs } from './argv.js';
+import { commandArgvs } from '../../core/exec-argv.js';
 import { adoptProcess } from './adopt.js';
 import { codeLine, killGroup, processLine, RecordKeys, signalNumber } from './records.js';
 import { processStartTicks } from './liveness.js';

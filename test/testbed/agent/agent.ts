@@ -37,6 +37,8 @@ export interface AgentConfig {
   kubeletVersion?: string;
   /** Passed to containers as KUBERNETES_SERVICE_HOST/PORT. */
   apiServer?: { host: string; port: number };
+  /** Image repository (reference without tag or digest) -> local directory standing for its filesystem. */
+  images?: Record<string, string>;
 }
 
 const LEASE_NS = 'kube-node-lease';
@@ -317,6 +319,7 @@ export class Agent {
         track: (pgid) => this.track(pgid),
         backoffInitialMs: this.cfg.backoffInitialMs ?? 2000,
         backoffMaxMs: this.cfg.backoffMaxMs ?? 60000,
+        images: this.cfg.images ?? {},
       });
       this.runners.set(uid, runner);
       this.log(`running pod ${runner.key} (${uid})`);

@@ -25,6 +25,16 @@ export interface RuntimeDeps {
   track: (pgid: number) => void;
   backoffInitialMs: number;
   backoffMaxMs: number;
+  /** Image repository -> local directory (image volumes). */
+  images: Record<string, string>;
+}
+
+/** The repository of an image reference: without its digest or tag. */
+export function imageRepository(ref: string): string {
+  const noDigest = ref.split('@')[0] ?? ref;
+  const slash = noDigest.lastIndexOf('/');
+  const colon = noDigest.lastIndexOf(':');
+  return colon > slash ? noDigest.slice(0, colon) : noDigest;
 }
 
 const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -251,6 +261,7 @@ export class PodRunner {
     if (!(await this.resolveConfig(c))) return -1;
     const env = c.env ?? {};
     const argv = [...(c.spec.command ?? []), ...(c.spec.args ?? [])].map((a) => expand(a, env));
+    if (argv[0]) argv[0] = this.mounted(c.spec, argv[0]);
     const startedAt = now();
     c.cwd = this.workingDir(c.spec);
     const logPath = this.logPath(c.spec.name, c.restartCount);
@@ -321,11 +332,30 @@ export class PodRunner {
     return 128;
   }
 
-  /** emptyDir volumes are directories under the scratch dir; ConfigMap and Secret volumes are written there. */
+  /**
+   * A program path under one of the container's volume mounts runs from the volume's directory (there is
+   * no mount namespace): how a step runs a binary an image volume provides.
+   */
+  private mounted(c: Container, file: string): string {
+    for (const m of c.volumeMounts ?? []) {
+      const at = m.mountPath.replace(/\/+$/, '');
+      if (at && file.startsWith(`${at}/`)) return path.join(this.scratch, m.name, m.subPath ?? '', file.slice(at.length + 1));
+    }
+    return file;
+  }
+
+  /**
+   * emptyDir volumes are directories under the scratch dir; ConfigMap and Secret volumes are written there;
+   * an image volume is a link to the local directory the agent's `images` map gives its repository.
+   */
   private async prepareVolumes(): Promise<void> {
     const ns = this.pod.metadata.namespace ?? 'default';
     for (const v of this.pod.spec.volumes ?? []) {
       const dir = path.join(this.scratch, v.name);
+      if (v.image) {
+        this.imageVolume(v.name, v.image.reference, dir);
+        continue;
+      }
       fs.mkdirSync(dir, { recursive: true });
       const src = v.configMap ? { ...v.configMap, kind: 'configmaps' as const } : v.secret ? { ...v.secret, kind: 'secrets' as const, name: v.secret.secretName } : undefined;
       if (!src) continue;
@@ -351,6 +381,16 @@ export class PodRunner {
         await sleep(2000);
       }
     }
+  }
+
+  private imageVolume(name: string, reference: string, dir: string): void {
+    const local = this.deps.images[imageRepository(reference)];
+    if (local && fs.existsSync(local)) {
+      if (!fs.existsSync(dir)) fs.symlinkSync(local, dir);
+      return;
+    }
+    fs.mkdirSync(dir, { recursive: true });
+    this.deps.event(this.pod, 'Warning', 'FailedMount', `MountVolume.SetUp failed for volume "${name}" : the test bed maps no local directory to image ${reference} (agent config "images")`);
   }
 
   private async deadlineExceeded(seconds: number): Promise<void> {

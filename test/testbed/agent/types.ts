@@ -27,6 +27,7 @@ export interface Container {
   restartPolicy?: string; // init containers: "Always" makes a sidecar
   stdin?: boolean;
   resources?: { limits?: Record<string, string>; requests?: Record<string, string> };
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean; subPath?: string }[];
 }
 export interface Toleration {
   key?: string;
@@ -48,6 +49,8 @@ export interface Volume {
   emptyDir?: object;
   configMap?: { name: string; optional?: boolean; items?: { key: string; path: string }[] };
   secret?: { secretName: string; optional?: boolean; items?: { key: string; path: string }[] };
+  /** An image volume (KEP-4639): the agent mounts the local directory its `images` map gives the reference. */
+  image?: { reference: string; pullPolicy?: string };
 }
 export interface PodSpec {
   nodeName?: string;

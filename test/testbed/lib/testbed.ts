@@ -45,6 +45,7 @@ export interface UpOptions {
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** Compiled agent entry point: this file runs compiled (.build/lib/testbed.js) or as source under ts-jest. */
 export const agentMain = path.basename(path.dirname(here)) === '.build' ? path.resolve(here, '../agent/main.js') : path.resolve(here, '../.build/agent/main.js');
+const repoRoot = path.basename(path.dirname(here)) === '.build' ? path.resolve(here, '../../../..') : path.resolve(here, '../../..');
 export const DEFAULT_NODES: NodeConfig[] = [
   { name: 'node-a', labels: { 'svc.testbed/pool': 'a' } },
   { name: 'node-b', labels: { 'svc.testbed/pool': 'b' } },
@@ -178,6 +179,19 @@ function versionOf(bin: string): { kubernetes: string; etcd: string } {
   return { kubernetes: /^kubernetes (\S+)/m.exec(text)?.[1] ?? '?', etcd: /^etcd (\S+)/m.exec(text)?.[1] ?? '?' };
 }
 
+/**
+ * Images the agents stand in for with local directories: the svc image is this repository's build
+ * (dist/image: the step entry binary), plus SVC_TESTBED_IMAGES (`repository=dir,...`).
+ */
+export function testbedImages(): Record<string, string> {
+  const images: Record<string, string> = { svc: path.join(repoRoot, 'dist', 'image') };
+  for (const pair of (process.env.SVC_TESTBED_IMAGES ?? '').split(',').filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    if (eq > 0) images[pair.slice(0, eq)] = path.resolve(pair.slice(eq + 1));
+  }
+  return images;
+}
+
 /** Starts one agent process for `nodes` and waits until its Nodes are registered. */
 export async function startAgent(state: TestbedState, nodes: NodeConfig[], opts: { leaseDurationSeconds?: number; renewIntervalSeconds?: number } = {}): Promise<AgentInfo> {
   const name = `agent-${nodes.map((n) => n.name).join('+')}`;
@@ -193,6 +207,7 @@ export async function startAgent(state: TestbedState, nodes: NodeConfig[], opts:
     renewIntervalSeconds: opts.renewIntervalSeconds ?? 2,
     kubeletVersion: state.versions.kubernetes,
     apiServer: { host: '127.0.0.1', port: state.ports.apiserver },
+    images: testbedImages(),
   };
   fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(cfg, null, 2));
   const info: AgentInfo = { ...launch(name, process.execPath, [agentMain, path.join(dir, 'config.json')], path.join(state.dir, 'logs')), nodes, dir };

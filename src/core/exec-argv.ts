@@ -1,5 +1,5 @@
 /** Building the argv of a shell-type execution (SPEC 2.3 command/script/shell). */
-import type { ExecRequest } from '../../core/ports/executor.js';
+import type { ExecRequest } from './ports/executor.js';
 
 /** Splits a command line into words, honouring single and double quotes (used when no shell is set). */
 export function splitWords(line: string): string[] {

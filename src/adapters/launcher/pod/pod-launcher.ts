@@ -1,0 +1,186 @@
+/**
+ * The Pod launcher: the Launcher port on Kubernetes. One Pod per step execution (pod-spec.ts), created
+ * by name from the execution's identity, so `AlreadyExists` means adopt and a step never runs twice.
+ * - recordsStarts: the Pod object is the record of a start; once it is gone, the result file the entry
+ *   wrote (on the shared volume) is: begun() trusts either.
+ * - The result is the entry's result file, else the Pod's status. Once read it is kept (the launcher
+ *   writes the file when the entry could not), and the Pod is deleted unless retention keeps it.
+ * - signal(): the Pod is deleted with the stop grace period; the container's SIGTERM reaches the entry,
+ *   which sends the step's signalOnStop to the commands (SIGKILL: grace 0).
+ */
+import { ApiException, CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import type { ExecRequest, Launcher, RunningExec } from '../../../core/ports/executor.js';
+import type { ExecResult } from '../../../core/run/state.js';
+import type { RunKey } from '../../../core/ports/run-store.js';
+import { execName } from '../../../core/naming.js';
+import { FIELD_MANAGER, kubeError } from '../../kube/client.js';
+import { fromEntry, podOutcome, podWaitReason as waitReason, type EntryResult } from './outcome.js';
+import { stepPod, type PodFilePaths, type PodSettings } from './pod-spec.js';
+import type { PodWatch } from './pod-watch.js';
+
+/** Where an execution's files are, for the operator and (the same paths) for its Pod. */
+export interface PodFiles {
+  paths(req: ExecRequest): PodFilePaths;
+  /** Whether the entry (or this launcher) recorded the execution's end. Synchronous: begun() is. */
+  hasResult(req: ExecRequest): boolean;
+  readResult(req: ExecRequest): Promise<EntryResult | undefined>;
+  writeResult(req: ExecRequest, r: EntryResult): Promise<void>;
+  /** Up to maxBytes of the stdout log; undefined when there is none. */
+  readStdout(req: ExecRequest, maxBytes: number): Promise<string | undefined>;
+  /** Removes an unlogged probe's output once read. */
+  discard(req: ExecRequest): Promise<void>;
+  /** Appends a line of svc's own to the execution's stderr log (why its Pod waits). */
+  note(req: ExecRequest, line: string): Promise<void>;
+}
+
+/** Which finished Pods stay for debugging (kubectl logs, describe) until their DagRun is deleted. */
+export type PodRetention = 'none' | 'failed' | 'all';
+
+export interface PodLauncherOptions {
+  settings: PodSettings;
+  files: PodFiles;
+  /** The DagRun that owns a run's Pods (its object name and uid). */
+  owner(key: RunKey): Promise<{ name: string; uid: string }>;
+  retention: PodRetention;
+  /** A Pod the watch has not shown for this long is looked up directly (a create the watch missed). */
+  recheckMs?: number;
+  onError?(what: string, e: unknown): void;
+  /** A Pod waits and says why (unschedulable...), or stopped waiting (undefined). */
+  onWaiting?(req: ExecRequest, reason: string | undefined): void;
+}
+
+export class PodLauncher implements Launcher {
+  readonly recordsStarts = true;
+  private readonly api: CoreV1Api;
+
+  constructor(kc: KubeConfig, private readonly watch: PodWatch, private readonly opts: PodLauncherOptions) {
+    this.api = kc.makeApiClient(CoreV1Api);
+  }
+
+  begun(req: ExecRequest): boolean {
+    return this.watch.get(execName(req.identity)) !== undefined || this.opts.files.hasResult(req);
+  }
+
+  async ensure(req: ExecRequest, opts: { fresh: boolean }): Promise<RunningExec | undefined> {
+    const name = execName(req.identity);
+    if (!opts.fresh) {
+      const recorded = await this.opts.files.readResult(req);
+      if (recorded) return this.done(req, name, recorded);
+      if (!this.watch.get(name) && !(await this.exists(name))) return undefined;
+      return this.follow(req, name);
+    }
+    await this.create(req);
+    return this.follow(req, name);
+  }
+
+  private async create(req: ExecRequest): Promise<void> {
+    const owner = await this.opts.owner(req.identity);
+    const { pod, secret } = stepPod(req, owner, this.opts.files.paths(req), this.opts.settings);
+    const namespace = this.opts.settings.namespace;
+    if (secret) await this.createIgnoringExisting(() => this.api.createNamespacedSecret({ namespace, body: secret, fieldManager: FIELD_MANAGER }), `secrets/${secret.metadata!.name}`);
+    await this.createIgnoringExisting(() => this.api.createNamespacedPod({ namespace, body: pod, fieldManager: FIELD_MANAGER }), `pods/${pod.metadata!.name}`);
+  }
+
+  /** AlreadyExists is adoption: the object of this identity was created before (by a previous operator). */
+  private async createIgnoringExisting(fn: () => Promise<unknown>, what: string): Promise<void> {
+    try {
+      await fn();
+    } catch (e) {
+      if (e instanceof ApiException && e.code === 409) return;
+      throw kubeError(e, what);
+    }
+  }
+
+  private async exists(name: string): Promise<boolean> {
+    try {
+      await this.api.readNamespacedPod({ name, namespace: this.opts.settings.namespace });
+      return true;
+    } catch (e) {
+      if (e instanceof ApiException && e.code === 404) return false;
+      throw kubeError(e, `pods/${name}`);
+    }
+  }
+
+  /** Waits for the Pod to finish (or vanish), then harvests it. */
+  private follow(req: ExecRequest, name: string): RunningExec {
+    let stopping: string | undefined;
+    const result = new Promise<EntryResult>((resolve) => {
+      let settled = false;
+      let waiting: string | undefined;
+      const finish = (r: EntryResult): void => {
+        if (settled) return;
+        settled = true;
+        unsubscribe();
+        clearInterval(recheck);
+        if (waiting) this.opts.onWaiting?.(req, undefined);
+        resolve(r);
+      };
+      const seen = (pod: V1Pod | undefined): void => {
+        if (!pod) return void this.afterDeletion(req, stopping).then(finish);
+        const end = podOutcome(pod);
+        if (end) return void this.opts.files.readResult(req).then((r) => finish(r ?? end), () => finish(end));
+        const why = waitReason(pod);
+        if (why !== waiting) {
+          waiting = why;
+          this.opts.onWaiting?.(req, why);
+          // The run says why its step does not start, where its people look: the step's log.
+          if (why) void this.opts.files.note(req, `svc: the step's Pod ${name} is waiting: ${why}`).catch(() => undefined);
+        }
+      };
+      const unsubscribe = this.watch.on(name, seen);
+      const recheck = setInterval(() => {
+        if (this.watch.get(name)) return;
+        void this.exists(name).then((there) => { if (!there) seen(undefined); }, () => undefined);
+      }, this.opts.recheckMs ?? 30_000);
+      recheck.unref();
+      const now = this.watch.get(name);
+      if (now) seen(now);
+    });
+    return {
+      result: result.then((r) => this.harvest(req, name, r)),
+      signal: (sig) => {
+        stopping = sig;
+        void this.deletePod(name, sig === 'SIGKILL' ? 0 : this.opts.settings.stopGraceSeconds);
+      },
+    };
+  }
+
+  /** A Pod that is gone: what the entry recorded, else a failure that says what happened. */
+  private async afterDeletion(req: ExecRequest, stopping: string | undefined): Promise<EntryResult> {
+    const recorded = await this.opts.files.readResult(req).catch(() => undefined);
+    if (recorded) return recorded;
+    if (stopping) return { exitCode: 137, signal: stopping, error: `signal: ${stopping}` };
+    return { exitCode: 1, error: `the step's Pod ${execName(req.identity)} was deleted before it finished` };
+  }
+
+  private done(req: ExecRequest, name: string, r: EntryResult): RunningExec {
+    return { result: this.harvest(req, name, r), signal: () => undefined };
+  }
+
+  /** Keeps the outcome, reads the captured output, and removes the Pod unless retention keeps it. */
+  private async harvest(req: ExecRequest, name: string, r: EntryResult): Promise<ExecResult> {
+    if (!this.opts.files.hasResult(req)) await this.opts.files.writeResult(req, r);
+    const result = fromEntry(r);
+    if (req.capture && !result.error) Object.assign(result, await this.captured(req));
+    const keep = this.opts.retention === 'all' || (this.opts.retention === 'failed' && r.exitCode !== 0);
+    if (!keep && this.watch.get(name)) void this.deletePod(name, 0);
+    return result;
+  }
+
+  /** `output:` and probes: stdout whole (unlogged: then discarded) or trimmed, within maxOutputSize. */
+  private async captured(req: ExecRequest): Promise<Partial<ExecResult>> {
+    const text = (await this.opts.files.readStdout(req, req.maxOutputSize + 1)) ?? '';
+    if (req.unlogged) await this.opts.files.discard(req);
+    if (Buffer.byteLength(text) > req.maxOutputSize) return { exitCode: 1, error: `output exceeded maximum size limit (${req.maxOutputSize} bytes)` };
+    return { output: req.unlogged ? text : text.trim() };
+  }
+
+  private async deletePod(name: string, graceSeconds: number): Promise<void> {
+    try {
+      await this.api.deleteNamespacedPod({ name, namespace: this.opts.settings.namespace, gracePeriodSeconds: graceSeconds });
+    } catch (e) {
+      if (e instanceof ApiException && e.code === 404) return;
+      this.opts.onError?.(`delete pods/${name}`, e);
+    }
+  }
+}

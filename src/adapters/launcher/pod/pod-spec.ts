@@ -1,0 +1,166 @@
+/**
+ * The Pod of one step execution (ARCHITECTURE "Kubernetes execution"): pure, from the execution request
+ * and the operator's settings. Named from the execution's identity (creating it twice adopts it), owned by
+ * its DagRun, labelled for the run, step and attempt. The step container runs the svc entry binary as
+ * PID 1 (src/entry): it runs the commands with stdout and stderr apart, passes both through (kubectl logs)
+ * and appends them to the step's log files on the shared volume, and records the outcome there.
+ * Values of secrets never appear in the Pod: env vars holding one come from a Secret of the execution.
+ */
+import type { V1Container, V1EnvVar, V1Pod, V1Secret, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { ExecRequest } from '../../../core/ports/executor.js';
+import { commandArgvs } from '../../../core/exec-argv.js';
+import { execName, labelValue, SVC_LABELS } from '../../../core/naming.js';
+import { API_VERSION } from '../../../core/resources.js';
+
+/** Labels of every step Pod (the operator's informer selects `svc.io/component=step`). */
+export const POD_LABELS = { component: 'svc.io/component', run: 'svc.io/run', step: 'svc.io/step', attempt: 'svc.io/attempt', managedBy: 'app.kubernetes.io/managed-by' } as const;
+export const STEP_SELECTOR = `${POD_LABELS.component}=step`;
+export const STEP_CONTAINER = 'step';
+/** The exact identity of the execution, as JSON. */
+export const IDENTITY_ANNOTATION = 'svc.io/exec-identity';
+
+/** How the entry binary reaches the step's image: an image volume (Kubernetes 1.33+), or copied by an init container. */
+export type EntryDelivery = 'image-volume' | 'init-container';
+/** Where the svc image holds the entry binary. */
+export const ENTRY_IN_IMAGE = '/usr/local/bin/svc-entry';
+const ENTRY_MOUNT = '/.svc';
+const SCRIPT_ENV = 'SVC_STEP_SCRIPT';
+/** Replaced by the entry with the path of the script file it writes. */
+const SCRIPT_PLACEHOLDER = '\u0000script';
+
+export interface PodSettings {
+  namespace: string;
+  /** The image of steps that name none. */
+  stepImage: string;
+  /** The svc image (holds the entry binary). */
+  entryImage: string;
+  entryDelivery: EntryDelivery;
+  /** The volume holding the log files, mounted where the operator sees it; none when the files are on the node (the test bed). */
+  dataVolume?: { claimName: string; mountPath: string };
+  serviceAccountName?: string;
+  /** Seconds between the stop signal and SIGKILL. */
+  stopGraceSeconds: number;
+}
+
+export interface PodFilePaths {
+  stdout: string;
+  stderr: string;
+  result: string;
+}
+
+export interface StepPod {
+  pod: V1Pod;
+  /** The execution's Secret (env vars holding secret values, the mask list), when it needs one. */
+  secret?: V1Secret;
+}
+
+export function stepPod(req: ExecRequest, owner: { name: string; uid: string }, files: PodFilePaths, s: PodSettings): StepPod {
+  const name = execName(req.identity);
+  const { env, secret } = podEnv(req, name, s.namespace, owner);
+  const meta = podMetadata(req, name, s.namespace, owner);
+  const container: V1Container = {
+    name: STEP_CONTAINER,
+    image: s.stepImage,
+    command: [entryPath(s.entryDelivery), 'run', ...entryArgs(req, files, secret !== undefined)],
+    env,
+    ...(req.workingDir ? { workingDir: req.workingDir } : {}),
+    volumeMounts: mounts(s),
+  };
+  const timeoutSeconds = req.timeoutMs > 0 ? Math.ceil(req.timeoutMs / 1000) : 0;
+  const pod: V1Pod = {
+    apiVersion: 'v1', kind: 'Pod', metadata: meta,
+    spec: {
+      restartPolicy: 'Never',
+      enableServiceLinks: false,
+      automountServiceAccountToken: false,
+      terminationGracePeriodSeconds: s.stopGraceSeconds,
+      // A backstop only: the entry enforces the step's timeout itself.
+      ...(timeoutSeconds > 0 ? { activeDeadlineSeconds: timeoutSeconds + s.stopGraceSeconds + 30 } : {}),
+      ...(s.serviceAccountName ? { serviceAccountName: s.serviceAccountName } : {}),
+      ...(req.workerSelector ? { nodeSelector: req.workerSelector } : {}),
+      ...(s.entryDelivery === 'init-container' ? { initContainers: [copyEntry(s.entryImage)] } : {}),
+      containers: [container],
+      volumes: volumes(s),
+    },
+  };
+  return { pod, ...(secret ? { secret } : {}) };
+}
+
+function podMetadata(req: ExecRequest, name: string, namespace: string, owner: { name: string; uid: string }): NonNullable<V1Pod['metadata']> {
+  const e = req.identity;
+  return {
+    name, namespace,
+    labels: {
+      [POD_LABELS.component]: 'step', [POD_LABELS.managedBy]: 'svc-operator',
+      [SVC_LABELS.dag]: labelValue(e.dagName), [SVC_LABELS.dagRun]: labelValue(e.dagRunId), [POD_LABELS.run]: owner.name,
+      [POD_LABELS.step]: labelValue(e.probe === undefined ? e.node || 'run' : `${e.node || 'run'}.${e.probe}`), [POD_LABELS.attempt]: String(e.attempt),
+    },
+    annotations: { [IDENTITY_ANNOTATION]: JSON.stringify(e), 'kubectl.kubernetes.io/default-container': STEP_CONTAINER },
+    ownerReferences: [{ apiVersion: API_VERSION, kind: 'DagRun', name: owner.name, uid: owner.uid, controller: true, blockOwnerDeletion: false }],
+  };
+}
+
+function entryPath(d: EntryDelivery): string {
+  return d === 'image-volume' ? `${ENTRY_MOUNT}${ENTRY_IN_IMAGE}` : `${ENTRY_MOUNT}/svc-entry`;
+}
+
+function entryArgs(req: ExecRequest, files: PodFilePaths, masks: boolean): string[] {
+  const argvs = commandArgvs(req, req.script !== undefined ? SCRIPT_PLACEHOLDER : undefined);
+  const scriptAt = req.script !== undefined ? argvs[0]!.indexOf(SCRIPT_PLACEHOLDER) : -1;
+  const commands = scriptAt >= 0 ? [argvs[0]!.map((a, i) => (i === scriptAt ? '' : a)), ...argvs.slice(1)] : argvs;
+  return [
+    '--stdout', files.stdout, '--stderr', files.stderr, '--result', files.result,
+    '--stop-signal', req.step.signalOnStop || 'SIGTERM',
+    ...(req.timeoutMs > 0 ? ['--timeout-ms', String(req.timeoutMs)] : []),
+    ...(scriptAt >= 0 ? ['--script-env', SCRIPT_ENV, '--script-arg', String(scriptAt)] : []),
+    ...(masks ? ['--mask-env', MASK_ENV] : []),
+    '--commands', JSON.stringify(commands),
+  ];
+}
+
+/** Env var (from the execution's Secret) listing the secret values to mask, one per line. */
+const MASK_ENV = 'SVC_MASK';
+
+/**
+ * The container's env: plain values, except those holding a secret, which come from the execution's
+ * Secret (with the mask list), owned by the DagRun.
+ */
+function podEnv(req: ExecRequest, name: string, namespace: string, owner: { name: string; uid: string }): { env: V1EnvVar[]; secret?: V1Secret } {
+  const secrets = req.secrets.filter((v) => v.length > 0);
+  const all: Record<string, string> = { ...req.env, ...(req.script !== undefined ? { [SCRIPT_ENV]: req.script } : {}) };
+  const env: V1EnvVar[] = [];
+  const data: Record<string, string> = {};
+  Object.keys(all).forEach((k, i) => {
+    const v = all[k]!;
+    if (secrets.length > 0 && secrets.some((s) => v.includes(s))) {
+      const key = `env${i}`;
+      data[key] = Buffer.from(v).toString('base64');
+      env.push({ name: k, valueFrom: { secretKeyRef: { name, key } } });
+    } else {
+      env.push({ name: k, value: v });
+    }
+  });
+  if (secrets.length === 0) return { env };
+  data.mask = Buffer.from(secrets.join('\n')).toString('base64');
+  env.push({ name: MASK_ENV, valueFrom: { secretKeyRef: { name, key: 'mask' } } });
+  const secret: V1Secret = {
+    apiVersion: 'v1', kind: 'Secret', type: 'Opaque', data,
+    metadata: { name, namespace, labels: { [POD_LABELS.component]: 'step', [POD_LABELS.managedBy]: 'svc-operator' }, ownerReferences: [{ apiVersion: API_VERSION, kind: 'DagRun', name: owner.name, uid: owner.uid }] },
+  };
+  return { env, secret };
+}
+
+function copyEntry(image: string): V1Container {
+  return { name: 'svc-entry', image, command: [ENTRY_IN_IMAGE, 'copy', `${ENTRY_MOUNT}/svc-entry`], volumeMounts: [{ name: 'svc-entry', mountPath: ENTRY_MOUNT }] };
+}
+
+function volumes(s: PodSettings): V1Volume[] {
+  const entry: V1Volume = s.entryDelivery === 'image-volume'
+    ? { name: 'svc-entry', image: { reference: s.entryImage, pullPolicy: 'IfNotPresent' } }
+    : { name: 'svc-entry', emptyDir: {} };
+  return [entry, ...(s.dataVolume ? [{ name: 'svc-data', persistentVolumeClaim: { claimName: s.dataVolume.claimName } }] : [])];
+}
+
+function mounts(s: PodSettings): V1VolumeMount[] {
+  return [{ name: 'svc-entry', mountPath: ENTRY_MOUNT, readOnly: true }, ...(s.dataVolume ? [{ name: 'svc-data', mountPath: s.dataVolume.mountPath }] : [])];
+}

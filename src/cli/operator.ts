@@ -1,0 +1,29 @@
+/**
+ * `svc operator`: runs DagRuns as Pods in one namespace until SIGINT/SIGTERM (see main/operator.ts).
+ * One replica leads; the others wait to take over. Its log is JSON lines on stderr; stdout gets one
+ * line once it leads.
+ */
+import { loadOperatorConfig } from '../config/operator-config.js';
+import { startOperator } from '../main/operator.js';
+import { jsonLogger } from '../observability/json-logger.js';
+import { flag, type Args } from './args.js';
+import type { CliContext } from './context.js';
+
+export async function operatorCommand(ctx: CliContext, args: Args): Promise<number> {
+  const namespace = flag(args, 'namespace');
+  const config = { ...ctx.config, backend: 'kubernetes' as const, ...(namespace ? { namespace } : {}) };
+  const oc = loadOperatorConfig(process.env, config.version);
+  const log = jsonLogger(config.logLevel, ctx.io.err);
+  // A replica that lost its Lease must stop driving at once: exit, and let Kubernetes restart it.
+  const operator = await startOperator(config, oc, log, () => process.exit(1));
+  void operator.leading.then(() => ctx.io.out(`svc ${config.version} operator leading in namespace ${operator.namespace} as ${operator.identity}\n`));
+  const signal = await new Promise<string>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  log.info('Received stop signal', { signal });
+  await operator.close();
+  log.info('Stopped operator');
+  setImmediate(() => process.exit(0));
+  return 0;
+}

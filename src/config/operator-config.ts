@@ -1,0 +1,54 @@
+/** The operator's settings (`svc operator`): how step Pods are made, kept and led. */
+import { ConfigError } from './values.js';
+
+export interface OperatorConfig {
+  /** SVC_STEP_IMAGE: the image of steps that name none (default debian:stable-slim). */
+  stepImage: string;
+  /** SVC_ENTRY_IMAGE: the svc image, which holds the step entry binary (default svc:<version>). */
+  entryImage: string;
+  /** SVC_ENTRY_DELIVERY: image-volume (default; Kubernetes 1.33+) or init-container. */
+  entryDelivery: 'image-volume' | 'init-container';
+  /**
+   * SVC_DATA_CLAIM: the PersistentVolumeClaim (ReadWriteMany) holding SVC_DATA_DIR, mounted at the same
+   * path in step Pods so they write their logs there. None: step Pods write to SVC_DATA_DIR on their node.
+   */
+  dataClaim?: string;
+  /** SVC_POD_RETENTION: finished step Pods kept for debugging: none (default), failed, all. */
+  podRetention: 'none' | 'failed' | 'all';
+  /** SVC_STOP_GRACE_SECONDS: between a step's stop signal and SIGKILL (default 30). */
+  stopGraceSeconds: number;
+  /** SVC_LEASE_SECONDS: how long a dead leader's Lease holds the others back (default 15). */
+  leaseSeconds: number;
+  /** SVC_OPERATOR_ID: this replica's identity in the Lease (default hostname and pid). */
+  identity?: string;
+}
+
+function oneOf<T extends string>(name: string, v: string | undefined, values: readonly T[], fallback: T): T {
+  if (v === undefined || v === '') return fallback;
+  const found = values.find((x) => x === v);
+  if (!found) throw new ConfigError(`${name}: "${v}" must be one of ${values.join(', ')}`);
+  return found;
+}
+
+function seconds(name: string, v: string | undefined, fallback: number, min: number): number {
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name}: "${v}" must be a whole number of seconds, at least ${min}`);
+  return n;
+}
+
+export function loadOperatorConfig(env: NodeJS.ProcessEnv, version: string): OperatorConfig {
+  const text = (k: string): string | undefined => (env[k]?.trim() ? env[k]!.trim() : undefined);
+  const dataClaim = text('SVC_DATA_CLAIM');
+  const identity = text('SVC_OPERATOR_ID');
+  return {
+    stepImage: text('SVC_STEP_IMAGE') ?? 'debian:stable-slim',
+    entryImage: text('SVC_ENTRY_IMAGE') ?? `svc:${version}`,
+    entryDelivery: oneOf('SVC_ENTRY_DELIVERY', text('SVC_ENTRY_DELIVERY'), ['image-volume', 'init-container'] as const, 'image-volume'),
+    ...(dataClaim ? { dataClaim } : {}),
+    podRetention: oneOf('SVC_POD_RETENTION', text('SVC_POD_RETENTION'), ['none', 'failed', 'all'] as const, 'none'),
+    stopGraceSeconds: seconds('SVC_STOP_GRACE_SECONDS', text('SVC_STOP_GRACE_SECONDS'), 30, 0),
+    leaseSeconds: seconds('SVC_LEASE_SECONDS', text('SVC_LEASE_SECONDS'), 15, 3),
+    ...(identity ? { identity } : {}),
+  };
+}

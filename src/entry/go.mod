@@ -1,0 +1,3 @@
+module svc.io/entry
+
+go 1.26

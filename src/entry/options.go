@@ -1,0 +1,96 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Options of `svc-entry run`.
+type Options struct {
+	Stdout, Stderr string     // log files (equal when the step's logOutput is merged)
+	Result         string     // where the outcome is written (JSON, atomically); optional
+	Commands       [][]string // argv of each command, run in order
+	ScriptEnv      string     // env var holding a script: written to a file whose path replaces ScriptArg
+	ScriptArg      int        // index in the first command's argv of the script path (-1: none)
+	StopSignal     syscall.Signal
+	Timeout        time.Duration // 0: none
+	Masks          []string      // values shown as ******* in every copy of the output
+	MaxLine        int
+}
+
+func parseRun(args []string) (*Options, error) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	o := &Options{ScriptArg: -1, StopSignal: syscall.SIGTERM, MaxLine: 64 * 1024}
+	var commands, stop, maskEnv string
+	var timeoutMs int64
+	fs.StringVar(&o.Stdout, "stdout", "", "stdout log file")
+	fs.StringVar(&o.Stderr, "stderr", "", "stderr log file (the stdout one when merged)")
+	fs.StringVar(&o.Result, "result", "", "result file")
+	fs.StringVar(&commands, "commands", "", "JSON array of argv arrays")
+	fs.StringVar(&o.ScriptEnv, "script-env", "", "env var holding the script text")
+	fs.IntVar(&o.ScriptArg, "script-arg", -1, "index of the script path in the first command")
+	fs.StringVar(&stop, "stop-signal", "SIGTERM", "signal the commands receive when the container is told to stop")
+	fs.Int64Var(&timeoutMs, "timeout-ms", 0, "the step's timeout")
+	fs.StringVar(&maskEnv, "mask-env", "", "comma-separated env vars holding values to mask, one per line")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(commands), &o.Commands); err != nil || len(o.Commands) == 0 {
+		return nil, errors.New("--commands must be a non-empty JSON array of argv arrays")
+	}
+	for _, argv := range o.Commands {
+		if len(argv) == 0 {
+			return nil, errors.New("--commands: an empty argv")
+		}
+	}
+	sig, ok := signalByName(stop)
+	if !ok {
+		return nil, errors.New("--stop-signal: unknown signal " + stop)
+	}
+	o.StopSignal = sig
+	o.Timeout = time.Duration(timeoutMs) * time.Millisecond
+	for _, name := range strings.Split(maskEnv, ",") {
+		if name == "" {
+			continue
+		}
+		for _, v := range strings.Split(os.Getenv(name), "\n") {
+			if v != "" {
+				o.Masks = append(o.Masks, v)
+			}
+		}
+	}
+	if o.Stderr == "" {
+		o.Stderr = o.Stdout
+	}
+	return o, nil
+}
+
+var signals = map[string]syscall.Signal{
+	"SIGHUP": syscall.SIGHUP, "SIGINT": syscall.SIGINT, "SIGQUIT": syscall.SIGQUIT, "SIGKILL": syscall.SIGKILL,
+	"SIGUSR1": syscall.SIGUSR1, "SIGUSR2": syscall.SIGUSR2, "SIGTERM": syscall.SIGTERM, "SIGALRM": syscall.SIGALRM,
+	"SIGCONT": syscall.SIGCONT, "SIGSTOP": syscall.SIGSTOP, "SIGTSTP": syscall.SIGTSTP, "SIGWINCH": syscall.SIGWINCH,
+	"SIGPIPE": syscall.SIGPIPE, "SIGABRT": syscall.SIGABRT,
+}
+
+func signalByName(name string) (syscall.Signal, bool) {
+	n := strings.ToUpper(name)
+	if !strings.HasPrefix(n, "SIG") {
+		n = "SIG" + n
+	}
+	s, ok := signals[n]
+	return s, ok
+}
+
+func signalName(s syscall.Signal) string {
+	for k, v := range signals {
+		if v == s {
+			return k
+		}
+	}
+	return "SIG" + strings.TrimPrefix(s.String(), "signal ")
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// The state shared by the signal handler and the command loop.
+type runner struct {
+	opts     *Options
+	out, err *Tee
+	mu       sync.Mutex
+	pgid     int            // the running command's process group (0 between commands)
+	stopped  syscall.Signal // set once the container was told to stop
+	timedOut bool
+}
+
+func run(o *Options) int {
+	stdoutFile, err := openLog(o.Stdout)
+	if err != nil {
+		fail(err.Error())
+	}
+	stderrFile := stdoutFile
+	if o.Stderr != o.Stdout {
+		if stderrFile, err = openLog(o.Stderr); err != nil {
+			fail(err.Error())
+		}
+	}
+	r := &runner{opts: o, out: newTee(os.Stdout, stdoutFile, o.Masks, o.MaxLine), err: newTee(os.Stderr, stderrFile, o.Masks, o.MaxLine)}
+	started := now()
+	go r.forwardSignals()
+	if o.Timeout > 0 {
+		time.AfterFunc(o.Timeout, r.timeout)
+	}
+	code, sig := r.commands()
+	r.out.Flush()
+	r.err.Flush()
+	res := Result{ExitCode: code, StartedAt: started, FinishedAt: now()}
+	r.mu.Lock()
+	if r.timedOut {
+		res = Result{ExitCode: 124, TimedOut: true, Error: fmt.Sprintf("step timed out after %gs", o.Timeout.Seconds()), StartedAt: started, FinishedAt: res.FinishedAt}
+	} else if sig != 0 {
+		res.Signal = signalName(sig)
+	} else if r.stopped != 0 && code != 0 {
+		res.Signal = signalName(r.stopped)
+	}
+	r.mu.Unlock()
+	if err := writeResult(o.Result, res); err != nil {
+		fmt.Fprintln(os.Stderr, "svc-entry: cannot record the result:", err)
+	}
+	return res.ExitCode
+}
+
+func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+
+// commands runs each command in turn until one fails, is signalled, or the step is stopped.
+func (r *runner) commands() (int, syscall.Signal) {
+	argvs := r.opts.Commands
+	if r.opts.ScriptEnv != "" && r.opts.ScriptArg >= 0 {
+		path, err := writeScript(os.Getenv(r.opts.ScriptEnv))
+		if err != nil {
+			r.err.Note("cannot write the script: " + err.Error())
+			return 127, 0
+		}
+		defer os.Remove(path)
+		first := append([]string(nil), argvs[0]...)
+		if r.opts.ScriptArg < len(first) {
+			first[r.opts.ScriptArg] = path
+		}
+		argvs = append([][]string{first}, argvs[1:]...)
+	}
+	for _, argv := range argvs {
+		if r.isStopped() {
+			return 128 + int(r.stopped), r.stopped
+		}
+		code, sig := r.one(argv)
+		if code != 0 || sig != 0 {
+			return code, sig
+		}
+	}
+	return 0, 0
+}
+
+func (r *runner) isStopped() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopped != 0 || r.timedOut
+}
+
+// one runs a command in its own process group (a stop reaches everything it started), killed if
+// the entry dies.
+func (r *runner) one(argv []string) (int, syscall.Signal) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin = nil
+	cmd.Stdout = r.out
+	cmd.Stderr = r.err
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	r.mu.Lock()
+	if err := cmd.Start(); err != nil {
+		r.mu.Unlock()
+		r.err.Note(fmt.Sprintf("cannot start the step: %s", startError(argv[0], err)))
+		return 127, 0
+	}
+	r.pgid = cmd.Process.Pid
+	pending := r.stopped
+	r.mu.Unlock()
+	if pending != 0 {
+		_ = syscall.Kill(-cmd.Process.Pid, pending)
+	}
+	err := cmd.Wait()
+	r.mu.Lock()
+	r.pgid = 0
+	r.mu.Unlock()
+	if err == nil {
+		return 0, 0
+	}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal()), ws.Signal()
+		}
+		return exit.ExitCode(), 0
+	}
+	r.err.Note("the step failed: " + err.Error())
+	return 1, 0
+}
+
+func startError(file string, err error) string {
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+		return fmt.Sprintf("exec: %q: no such file or directory", file)
+	}
+	return err.Error()
+}
+
+// forwardSignals: SIGTERM and SIGINT (the container is being stopped) become the step's stop signal;
+// the others are passed on as they are.
+func (r *runner) forwardSignals() {
+	ch := make(chan os.Signal, 8)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+	for s := range ch {
+		sig := s.(syscall.Signal)
+		r.mu.Lock()
+		if sig == syscall.SIGTERM || sig == syscall.SIGINT {
+			sig = r.opts.StopSignal
+			r.stopped = sig
+		}
+		pgid := r.pgid
+		r.mu.Unlock()
+		if pgid > 0 {
+			_ = syscall.Kill(-pgid, sig)
+		}
+	}
+}
+
+// timeout kills the running command, as the local launcher does.
+func (r *runner) timeout() {
+	r.mu.Lock()
+	r.timedOut = true
+	pgid := r.pgid
+	r.mu.Unlock()
+	if pgid > 0 {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"sync"
+)
+
+// A Tee copies one stream of the commands to the container's stream and to the log file, masking
+// secret values. Output is split into lines so that a value is masked even when it spans two reads; a
+// partial line is held until its newline, the end of the stream, or MaxLine bytes.
+type Tee struct {
+	mu      sync.Mutex
+	pass    io.Writer
+	file    *os.File
+	masks   [][]byte
+	pending []byte
+	max     int
+}
+
+var maskText = []byte("*******")
+
+func newTee(pass io.Writer, file *os.File, masks []string, max int) *Tee {
+	t := &Tee{pass: pass, file: file, max: max}
+	for _, m := range masks {
+		t.masks = append(t.masks, []byte(m))
+	}
+	return t
+}
+
+// Write never fails: a full disk or a closed container stream must not kill the step.
+func (t *Tee) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.pending = append(t.pending, p...)
+	if i := bytes.LastIndexByte(t.pending, '\n'); i >= 0 {
+		t.emit(t.pending[:i+1])
+		t.pending = append([]byte(nil), t.pending[i+1:]...)
+	}
+	if len(t.pending) >= t.max {
+		t.emit(t.pending)
+		t.pending = nil
+	}
+	return len(p), nil
+}
+
+// Flush writes a partial last line.
+func (t *Tee) Flush() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.pending) > 0 {
+		t.emit(t.pending)
+		t.pending = nil
+	}
+}
+
+func (t *Tee) emit(b []byte) {
+	for _, m := range t.masks {
+		b = bytes.ReplaceAll(b, m, maskText)
+	}
+	_, _ = t.pass.Write(b)
+	if t.file != nil {
+		_, _ = t.file.Write(b)
+	}
+}
+
+// Note writes a line of the entry's own (a command that cannot start) to both copies of stderr.
+func (t *Tee) Note(msg string) {
+	t.Flush()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.emit([]byte(msg + "\n"))
+}

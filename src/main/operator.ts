@@ -1,0 +1,135 @@
+/**
+ * Wiring of `svc operator` (ARCHITECTURE "Kubernetes execution"): the engine's run driver, queue
+ * processor and scheduler over the Dag and DagRun resources, with every step execution a Pod
+ * (adapters/launcher/pod). One replica leads (a Lease); the others wait to take over. The leader drives
+ * every active run: runs the API creates are picked up from the DagRun watch at once, runs a dead
+ * leader left are resumed (their Pods adopted by name), queued runs are started by the queue processor.
+ * Logs are files under SVC_DATA_DIR, a volume the operator and every step Pod mount (SVC_DATA_CLAIM).
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { apiProblem, defaultNamespace, loadKubeConfig } from '../adapters/kube/client.js';
+import { KubeDagStore } from '../adapters/kube/dag-store.js';
+import { KubeRunStore, type RunChange } from '../adapters/kube/run-store.js';
+import { FsPodFiles } from '../adapters/launcher/pod/fs-files.js';
+import { PodLauncher } from '../adapters/launcher/pod/pod-launcher.js';
+import { PodWatch } from '../adapters/launcher/pod/pod-watch.js';
+import type { Config } from '../config/config.js';
+import type { OperatorConfig } from '../config/operator-config.js';
+import { DomainError } from '../core/errors.js';
+import type { EngineLogger } from '../core/ports/engine-ports.js';
+import { runKeyOf } from '../core/ports/run-store.js';
+import { RunStatus } from '../core/run/status.js';
+import type { EngineDeps } from '../engine/deps.js';
+import { StoreDagCatalog } from '../engine/services/dag-catalog.js';
+import { LaunchService } from '../engine/services/launch-service.js';
+import { QueueProcessor } from '../engine/services/queue-processor.js';
+import { RunService } from '../engine/services/run-service.js';
+import { Scheduler } from '../engine/services/scheduler.js';
+import { LeaderElector } from '../operator/leader.js';
+import { LeaderOwnership } from '../operator/ownership.js';
+import { WatchedRunEvents } from '../operator/run-events.js';
+import { hitlLauncher } from '../runtime/hitl.js';
+import { BuiltinSecretProvider } from '../runtime/secrets/providers.js';
+import { timeIds } from './embedded.js';
+import { dagSource, kubeFsLogs } from './kubernetes.js';
+import { schedulerState } from './server/runs.js';
+
+export interface RunningOperator {
+  namespace: string;
+  identity: string;
+  /** Resolves once this replica leads and drives runs. */
+  leading: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** On shutdown, runs in flight get this long to save what they saw; the next leader resumes them. */
+const SHUTDOWN_GRACE_MS = 2000;
+
+export async function startOperator(config: Readonly<Config>, oc: OperatorConfig, log: EngineLogger, onLost: () => void): Promise<RunningOperator> {
+  const kc = loadKubeConfig(config.kubeconfig);
+  const namespace = defaultNamespace(kc, config.namespace);
+  const problem = await apiProblem(kc, namespace);
+  if (problem) throw new DomainError('service_unavailable', `cannot operate in namespace ${namespace}: ${problem}`);
+  if (config.systemEnv.SVC_S3_BUCKET) {
+    throw new DomainError('bad_request', 'the operator keeps step logs on the shared data volume (SVC_DATA_DIR, SVC_DATA_CLAIM): unset SVC_S3_BUCKET for it and for the API replicas');
+  }
+  const identity = oc.identity ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const warn = (what: string) => (e: unknown) => log.warn(what, { error: e instanceof Error ? e.message : String(e) });
+  const store = new KubeRunStore(kc, namespace, { cache: true });
+  const dags = new KubeDagStore(kc, namespace, { cache: true });
+  const logs = kubeFsLogs(config);
+  const pods = new PodWatch(kc, namespace, warn('The step Pod watch failed; it restarts'));
+  const shell = new PodLauncher(kc, pods, {
+    settings: {
+      namespace, stepImage: oc.stepImage, entryImage: oc.entryImage, entryDelivery: oc.entryDelivery, stopGraceSeconds: oc.stopGraceSeconds,
+      ...(oc.dataClaim ? { dataVolume: { claimName: oc.dataClaim, mountPath: config.dataDir } } : {}),
+    },
+    files: new FsPodFiles(logs),
+    retention: oc.podRetention,
+    owner: async (key) => {
+      const run = await store.get(key);
+      if (!run) throw new Error(`dag-run ${key.dagRunId} of ${key.dagName} is gone`);
+      return { name: run.metadata.name, uid: run.metadata.uid };
+    },
+    onError: (what, e) => warn(`Failed to ${what}`)(e),
+    onWaiting: (req, reason) => log.info(reason ? 'Step Pod is waiting' : 'Step Pod stopped waiting', { dag: req.identity.dagName, dagRunId: req.identity.dagRunId, step: req.identity.node, ...(reason ? { reason } : {}) }),
+  });
+  const elector = new LeaderElector(kc, { namespace, name: 'svc-operator', identity, leaseSeconds: oc.leaseSeconds, renewMs: Math.max(1000, Math.floor(oc.leaseSeconds * 1000 / 5)), retryMs: 1000, onError: warn('Lease request failed') });
+  const events = new WatchedRunEvents();
+  const clock = { now: () => Date.now() };
+  const engine: EngineDeps = {
+    store, logs, launchers: { shell, hitl: hitlLauncher }, events, ownership: new LeaderOwnership(elector, identity),
+    secrets: new BuiltinSecretProvider(), dags: dagSource(dags), clock, ids: timeIds(clock.now), log,
+    // The operator's own environment is not the steps': their images bring theirs.
+    systemEnv: {}, cwd: '/', defaultShell: ['/bin/sh'], implicitDotenv: false,
+  };
+  const runs = new RunService(engine);
+  const launcher = new LaunchService(engine, runs, { drives: true });
+  const queues = new QueueProcessor(engine, launcher, config.queues);
+  const scheduler = new Scheduler({
+    catalog: new StoreDagCatalog(dags), launcher, runs, store, clock, log, state: schedulerState(config.dataDir), ...(config.tz ? { tz: config.tz } : {}),
+  });
+  let unsubscribe = (): void => undefined;
+  let closed = false;
+
+  const onChange = (c: RunChange): void => {
+    if (c.type === 'delete') return;
+    const key = runKeyOf(c.run);
+    queues.observe(c.run);
+    if (c.specChanged) events.notify(key);
+    // A run the API accepted: drive it now (a queued one waits for the queue processor).
+    if (!c.run.spec.parent && c.run.status.run.status === RunStatus.NotStarted) launcher.drive(key);
+  };
+
+  const leading = (async () => {
+    log.info('Waiting to lead', { namespace, identity });
+    await elector.lead(() => {
+      log.error('Lost the operator Lease: stopping', { identity });
+      onLost();
+    });
+    if (closed) return;
+    log.info('Leading', { namespace, identity });
+    await pods.start();
+    await store.whenSynced();
+    unsubscribe = store.subscribe(onChange);
+    const n = await launcher.takeOver();
+    if (n > 0) log.info('Took over dag-runs', { runs: n });
+    if (config.queuesEnabled) await queues.start(() => launcher.takeOver());
+    await scheduler.start();
+  })();
+  leading.catch(warn('Failed to start leading'));
+
+  return {
+    namespace, identity, leading,
+    async close() {
+      closed = true;
+      scheduler.stop();
+      queues.stop();
+      unsubscribe();
+      await launcher.close(SHUTDOWN_GRACE_MS);
+      await elector.resign();
+      await Promise.allSettled([pods.close(), store.close(), dags.close()]);
+    },
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * `svc operator` on the test bed: every step execution is a Pod (the svc entry binary as PID 1), as a
+ * user drives it over REST: outputs passed between steps, retries, node placement by workerSelector, a
+ * step that cannot be placed and says why, stop, logs kept apart and kept after the Pods are gone, and
+ * kubectl logs of a kept Pod.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eventually, type TestServer } from '../helpers/server.js';
+import { kubectl } from '../testbed/helpers.js';
+import { describeCluster } from './env.js';
+import { kubeServer } from './servers.js';
+
+const STATUS = { running: 1, failed: 2, aborted: 3, succeeded: 4 } as const;
+
+async function finished(srv: TestServer, dag: string, id: string, timeoutMs = 60_000): Promise<any> {
+  return eventually(async () => {
+    const r = (await srv.get(`/dag-runs/${dag}/${id}`)).body.dagRun;
+    return r && [2, 3, 4, 6].includes(r.status) ? r : undefined;
+  }, `${dag}/${id} to finish`, timeoutMs);
+}
+
+async function start(srv: TestServer, dag: string, body: object = {}): Promise<string> {
+  const r = await srv.post(`/dags/${dag}/start`, body);
+  expect(r.status).toBe(200);
+  return r.body.dagRunId as string;
+}
+
+async function stepPods(ns: string): Promise<Array<{ metadata: { name: string; labels: Record<string, string> }; spec: { nodeName?: string; nodeSelector?: Record<string, string> } }>> {
+  const r = await kubectl(['get', 'pods', '-n', ns, '-l', 'svc.io/component=step', '-o', 'json']);
+  return JSON.parse(r.stdout).items;
+}
+
+describeCluster('the operator runs DagRuns as Pods', () => {
+  const srv = kubeServer();
+  let ns = '';
+  beforeAll(async () => {
+    await srv.start();
+    ns = srv.server.namespace!;
+  });
+  afterAll(() => srv.stop());
+
+  test('a chain and a graph pass outputs; stdout and stderr stay apart and outlive the Pods', async () => {
+    srv.dag('graph', [
+      'steps:',
+      '  - name: first', '    command: echo alpha', '    output: A',
+      '  - name: second', '    command: echo beta', '    output: B',
+      '  - name: join', '    depends: [first, second]', '    script: |', '      echo "joined $A+$B"', '      echo "a warning" >&2',
+    ].join('\n'));
+    const id = await start(srv, 'graph');
+    const run = await finished(srv, 'graph', id);
+    expect(run.statusLabel).toBe('succeeded');
+    const log = async (stream: string) => (await srv.get(`/dag-runs/graph/${id}/steps/join/log?stream=${stream}`)).body.content;
+    expect(await log('stdout')).toBe('joined alpha+beta');
+    expect(await log('stderr')).toBe('a warning');
+    expect((await srv.get(`/dag-runs/graph/${id}/outputs`)).body.outputs).toMatchObject({ a: 'alpha', b: 'beta' });
+    // Harvested Pods are removed; what they wrote stays.
+    await eventually(async () => (await stepPods(ns)).length === 0 || undefined, 'the step Pods to be removed');
+    expect(await log('stdout')).toBe('joined alpha+beta');
+  });
+
+  test('a step that exits non-zero is retried by its retryPolicy, in a new Pod', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-op-'));
+    srv.dag('flaky', [
+      'steps:',
+      '  - name: flaky',
+      `    command: sh -c 'echo try >> ${dir}/tries; [ $(wc -l < ${dir}/tries) -ge 2 ]'`,
+      '    retryPolicy: { limit: 3, intervalSec: 0 }',
+    ].join('\n'));
+    const id = await start(srv, 'flaky');
+    const run = await finished(srv, 'flaky', id);
+    expect(run.statusLabel).toBe('succeeded');
+    expect(run.nodes[0].retryCount).toBe(1);
+    expect(readFileSync(join(dir, 'tries'), 'utf8')).toBe('try\ntry\n');
+  });
+
+  test('workerSelector pins a step to the matching node; one no node matches waits and says why, and stops', async () => {
+    srv.dag('pinned', ['steps:', '  - name: on-b', '    command: echo $SVC_TESTBED_NODE', '    workerSelector: { svc.testbed/pool: b }', '    output: NODE'].join('\n'));
+    const id = await start(srv, 'pinned');
+    expect((await finished(srv, 'pinned', id)).nodes[0].output).toBe('node-b');
+
+    srv.dag('nowhere', ['workerSelector: { svc.testbed/pool: none }', 'steps:', '  - name: lost', '    command: echo never'].join('\n'));
+    const lost = await start(srv, 'nowhere');
+    const said = await eventually(async () => {
+      const c = (await srv.get(`/dag-runs/nowhere/${lost}/steps/lost/log?stream=stderr`)).body.content as string | undefined;
+      return c?.includes('Unschedulable') ? c : undefined;
+    }, 'the step log to say why it waits', 30_000);
+    expect(said).toMatch(/didn't match Pod's node affinity\/selector/);
+    expect((await srv.get(`/dag-runs/nowhere/${lost}`)).body.dagRun.statusLabel).toBe('running');
+    expect((await stepPods(ns)).find((p) => p.metadata.labels['svc.io/step'] === 'lost')?.spec.nodeSelector).toEqual({ 'svc.testbed/pool': 'none' });
+    expect((await srv.post(`/dag-runs/nowhere/${lost}/stop`)).status).toBe(200);
+    expect((await finished(srv, 'nowhere', lost)).statusLabel).toBe('aborted');
+  });
+
+  test('stop of a running step sends its signalOnStop through the entry; the run is aborted', async () => {
+    srv.dag('long', [
+      'steps:',
+      '  - name: wait',
+      `    command: sh -c 'trap "echo got-usr1; exit 9" USR1; echo started; sleep 60 & wait'`,
+      '    signalOnStop: SIGUSR1',
+    ].join('\n'));
+    const id = await start(srv, 'long');
+    await eventually(async () => ((await srv.get(`/dag-runs/long/${id}/steps/wait/log?stream=stdout`)).body.content as string | undefined)?.includes('started') || undefined, 'the step to start');
+    expect((await srv.post(`/dag-runs/long/${id}/stop`)).status).toBe(200);
+    const run = await finished(srv, 'long', id, 30_000);
+    expect(run.statusLabel).toBe('aborted');
+    expect((await srv.get(`/dag-runs/long/${id}/steps/wait/log?stream=stdout`)).body.content).toBe('started\ngot-usr1');
+  });
+});
+
+describeCluster('step Pods kept for debugging', () => {
+  const srv = kubeServer({ SVC_POD_RETENTION: 'all' });
+  beforeAll(() => srv.start());
+  afterAll(() => srv.stop());
+
+  test('kubectl logs of a step Pod shows its output; the Pod is owned by its DagRun and labelled', async () => {
+    srv.dag('kept', ['steps:', '  - name: say', '    command: sh -c "echo to-out; echo to-err >&2"'].join('\n'));
+    const id = await start(srv, 'kept');
+    expect((await finished(srv, 'kept', id)).statusLabel).toBe('succeeded');
+    const ns = srv.server.namespace!;
+    const pods = await stepPods(ns);
+    expect(pods).toHaveLength(1);
+    const pod = pods[0]!;
+    expect(pod.metadata.labels).toMatchObject({ 'svc.io/step': 'say', 'svc.io/attempt': '0', 'svc.io/dag': 'kept' });
+    const logs = await kubectl(['logs', '-n', ns, pod.metadata.name]);
+    expect(logs.stdout.split('\n').sort().filter(Boolean)).toEqual(['to-err', 'to-out']);
+    const owner = JSON.parse((await kubectl(['get', 'pod', '-n', ns, pod.metadata.name, '-o', 'jsonpath={.metadata.ownerReferences}'])).stdout);
+    expect(owner[0]).toMatchObject({ kind: 'DagRun', controller: true });
+  });
+});
