@@ -94,6 +94,20 @@ const dagRunSpec: JsonSchema = {
     root: runRef('The run at the root of the call tree.'),
     extraEnv: stringMap('Extra built-in variables (WEBHOOK_PAYLOAD, ...).'),
     stopRequested: bool('Set to true to stop the run.'),
+    controls: {
+      type: 'array',
+      description: 'Approval decisions waiting for the operator (SPEC 3.3), in arrival order; written by the API, removed by the operator once applied.',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['id'],
+      items: {
+        type: 'object',
+        required: ['id', 'observation'],
+        properties: {
+          id: str('Request id, unique within the run.'),
+          observation: keepAll('The decision: {type: approve, node, inputs} or {type: reject, node, reason}.'),
+        },
+      },
+    },
   },
 };
 

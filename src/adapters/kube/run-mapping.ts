@@ -3,6 +3,7 @@
  *
  * What the custom resource holds beyond the port's resource, and why:
  * - spec.stopRequested: the stop request (RunStore.requestStop), outside the status the driver owns;
+ * - spec.controls: the approval requests waiting for the driver (RunControls, run-controls.ts);
  * - status.phase and status.progress: the printer columns of `kubectl get dagruns`, derived from
  *   status.run on every status write;
  * - status.writtenAt: the time of the last status write, to the millisecond
@@ -13,6 +14,7 @@
  */
 import { BadRequestError } from '../../core/errors.js';
 import { dagRunMetadata, dagRunName } from '../../core/naming.js';
+import type { ControlRequest } from '../../core/ports/run-controls.js';
 import type { RunKey } from '../../core/ports/run-store.js';
 import { API_VERSION, isSafeDagName, isValidRunId, type DagRunResource, type DagRunSpec, type DagRunStatus } from '../../core/resources.js';
 import { isNodeDone, runStatusLabel } from '../../core/run/status.js';
@@ -40,7 +42,7 @@ export interface StoredStatus extends DagRunStatus {
 }
 
 export interface DagRunObject extends KubeObject {
-  spec?: DagRunSpec & { stopRequested?: boolean };
+  spec?: DagRunSpec & { stopRequested?: boolean; controls?: ControlRequest[] };
   status?: StoredStatus;
 }
 
@@ -133,7 +135,7 @@ export function writtenAt(o: DagRunObject): number {
 /** The port's resource, a deep copy (objects may be shared with the watch cache). */
 export function toRun(o: DagRunObject): DagRunResource {
   const { [CREATED_AT_ANNOTATION]: _given, ...annotations } = o.metadata.annotations ?? {};
-  const { stopRequested: _stop, ...spec } = o.spec!;
+  const { stopRequested: _stop, controls: _controls, ...spec } = o.spec!;
   const { phase: _p, progress: _q, writtenAt: _w, conditions: _c, ...status } = o.status!;
   return structuredClone({
     apiVersion: API_VERSION,
