@@ -9,6 +9,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { apiProblem, defaultNamespace, loadKubeConfig, Secrets } from '../adapters/kube/client.js';
 import { DomainError } from '../core/errors.js';
 import { KubeDagStore } from '../adapters/kube/dag-store.js';
+import { KubeRunControls } from '../adapters/kube/run-controls.js';
 import { KubeRunStore } from '../adapters/kube/run-store.js';
 import { SecretRecords } from '../adapters/kube/secret-records.js';
 import { FsLogStore } from '../adapters/logstore/fs-log-store.js';
@@ -59,12 +60,15 @@ export async function kubernetesBackend(config: Config, log: EngineLogger, hooks
   const problem = await apiProblem(kc, namespace);
   if (problem) throw new DomainError('service_unavailable', `cannot serve namespace ${namespace}: ${problem}`);
   const store = new KubeRunStore(kc, namespace, { cache: true });
+  // Runs change in other processes (the operator drives them): what the watch shows reaches the API's
+  // listeners (start-sync's wait, history caches, metrics) as this process's own writes do.
+  const unsubscribe = store.subscribe((c) => { if (c.type !== 'delete') hooks.onChange?.(c.run); });
   const dags = new KubeDagStore(kc, namespace, { cache: true });
   const secrets = new Secrets(kc, namespace);
   const { logs, close } = logStore(config, log);
   const clock = { now: () => Date.now() };
   const engine: EngineDeps = {
-    store, logs, launchers: {}, events: noEvents, ownership: notOwned,
+    store, logs, launchers: {}, events: noEvents, ownership: notOwned, controls: new KubeRunControls(kc, namespace),
     secrets: new BuiltinSecretProvider(), dags: dagSource(dags),
     clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, cwd: '/', defaultShell: config.defaultShell, ...hooks,
   };
@@ -77,6 +81,7 @@ export async function kubernetesBackend(config: Config, log: EngineLogger, hooks
     },
     problem: () => apiProblem(kc, namespace),
     async close() {
+      unsubscribe();
       // Every part closes even when another fails (an S3 flush that cannot reach the bucket).
       const results = await Promise.allSettled([close(), store.close(), dags.close()]);
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');

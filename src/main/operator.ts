@@ -10,6 +10,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { apiProblem, defaultNamespace, loadKubeConfig } from '../adapters/kube/client.js';
 import { KubeDagStore } from '../adapters/kube/dag-store.js';
+import { KubeRunControls } from '../adapters/kube/run-controls.js';
 import { KubeRunStore, type RunChange } from '../adapters/kube/run-store.js';
 import { FsPodFiles } from '../adapters/launcher/pod/fs-files.js';
 import { PodLauncher } from '../adapters/launcher/pod/pod-launcher.js';
@@ -79,7 +80,7 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
   const events = new WatchedRunEvents();
   const clock = { now: () => Date.now() };
   const engine: EngineDeps = {
-    store, logs, launchers: { shell, hitl: hitlLauncher }, events, ownership: new LeaderOwnership(elector, identity),
+    store, logs, launchers: { shell, hitl: hitlLauncher }, events, ownership: new LeaderOwnership(elector, identity), controls: new KubeRunControls(kc, namespace),
     secrets: new BuiltinSecretProvider(), dags: dagSource(dags), clock, ids: timeIds(clock.now), log,
     // The operator's own environment is not the steps': their images bring theirs.
     systemEnv: {}, cwd: '/', defaultShell: ['/bin/sh'], implicitDotenv: false,

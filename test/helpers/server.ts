@@ -99,9 +99,13 @@ export class TestServer {
     return readdirSync(this.dagsDir).map((f) => f.replace(/\.yaml$/, ''));
   }
 
-  /** The stored auth records of a kind as text (a file; a Secret's data): what must never hold a secret. */
-  async storedRecords(kind: 'users' | 'api-keys'): Promise<string> {
+  /** The stored auth records of a kind as text (files; a Secret's data): what must never hold a secret. */
+  async storedRecords(kind: 'users' | 'api-keys' | 'webhooks'): Promise<string> {
     if (this.kube) return this.kube.storedRecords(`svc-${kind}`);
+    if (kind === 'webhooks') {
+      const dir = join(this.dataDir, 'webhooks');
+      return readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+    }
     return readFileSync(join(this.dataDir, 'auth', `${kind}.json`), 'utf8');
   }
 

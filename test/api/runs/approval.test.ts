@@ -6,6 +6,8 @@ import { err, eventually, nodeOf, runsServer, waitRun } from './helpers.js';
 const srv = runsServer();
 beforeAll(async () => {
   srv.dag('gate', [
+    // Named: on the kubernetes backend a Dag has no directory of its own to default to.
+    `workingDir: ${srv.dagsDir}`,
     'handlerOn:',
     '  wait:',
     '    command: echo "waiting=$DAG_WAITING_STEPS" > wait-handler.txt',

@@ -5,7 +5,8 @@ const srv = runsServer();
 beforeAll(async () => {
   srv.dag('ok', 'tags: [env=prod, team=a]\nsteps:\n  - name: one\n    command: echo one\n  - name: two\n    command: echo two\n');
   srv.dag('other', 'tags: [env=dev]\nsteps:\n  - name: x\n    command: "true"\n');
-  srv.dag('flaky', 'steps:\n  - name: first\n    command: echo first >> flaky.count\n  - name: second\n    command: test -f flaky.ok\n  - name: third\n    command: echo third\n');
+  // The working directory is named: on the kubernetes backend a Dag has no directory of its own.
+  srv.dag('flaky', `workingDir: ${srv.dagsDir}\nsteps:\n  - name: first\n    command: echo first >> flaky.count\n  - name: second\n    command: test -f flaky.ok\n  - name: third\n    command: echo third\n`);
   srv.dag('long', 'steps:\n  - name: wait\n    command: sleep 20\n');
   srv.dag('params', 'params: [WHO=nobody]\nsteps:\n  - name: s\n    command: echo "$WHO"\n    output: WHO_OUT\n');
   await srv.start();
@@ -102,7 +103,7 @@ describe('POST retry', () => {
   test('same id: a new attempt re-runs the failed step and downstream, keeps succeeded ones', async () => {
     await srv.post('/dags/flaky/start', { dagRunId: 'fl-1' });
     await waitRun(srv, 'flaky', 'fl-1', 'failed');
-    const { writeFileSync } = await import('node:fs'); // the step tests a file in its working dir (the DAGs dir)
+    const { writeFileSync } = await import('node:fs'); // the step tests a file in its working dir
     writeFileSync(`${srv.dagsDir}/flaky.ok`, '');
     const r = await srv.post('/dag-runs/flaky/fl-1/retry', { dagRunId: 'fl-1' });
     expect(r.status).toBe(200);

@@ -63,7 +63,8 @@ export function stepPod(req: ExecRequest, owner: { name: string; uid: string }, 
     image: s.stepImage,
     command: [entryPath(s.entryDelivery), 'run', ...entryArgs(req, files, secret !== undefined)],
     env,
-    ...(req.workingDir ? { workingDir: req.workingDir } : {}),
+    // The operator's runs default to `/`: a step that names no directory runs in its image's WORKDIR.
+    ...(req.workingDir && req.workingDir !== '/' ? { workingDir: req.workingDir } : {}),
     volumeMounts: mounts(s),
   };
   const timeoutSeconds = req.timeoutMs > 0 ? Math.ceil(req.timeoutMs / 1000) : 0;
