@@ -5,7 +5,7 @@
  * a start is skipped while a run of the DAG is active (reference).
  *
  * Ticks missed while the server was down: skipped, except that the latest missed `start` tick of a DAG
- * runs once (a catch-up) when it lies within CATCH_UP_MS of now. Missed stop and restart ticks are
+ * runs once (a catch-up, at start) when it lies within CATCH_UP_MS of now. Missed stop and restart ticks are
  * skipped. The last minute handled is persisted *before* its runs are launched, and a scheduled run's
  * id is derived from its tick time (`sched-YYYYMMDDHHMM`), so a restart never runs a tick twice.
  *
@@ -72,9 +72,22 @@ export class Scheduler {
 
   constructor(private readonly deps: SchedulerDeps) {}
 
+  /**
+   * Picks up where the previous scheduler stopped (this process before a restart, or the operator leader
+   * before this one): a minute boundary it missed is handled now, not at the next one, so a schedule is
+   * not lost when its scheduler changes shortly before a tick. The first scheduler ever records the
+   * current minute, so its successors know what was missed.
+   */
   async start(): Promise<void> {
     this.last = await this.deps.state.load();
     this.running = true;
+    const now = this.deps.clock.now();
+    if (this.last === undefined) {
+      this.last = floorMinute(now);
+      await this.deps.state.save(this.last);
+    } else if (floorMinute(now) > this.last) {
+      await this.tick(now).catch((e: unknown) => this.deps.log.error('Scheduler tick failed', { error: e instanceof Error ? e.message : String(e) }));
+    }
     this.arm();
   }
 

@@ -130,4 +130,24 @@ describe('Scheduler', () => {
     await runs.stop({ dagName: 'svc', dagRunId: runIdFor('restart', at(15, 20)) });
     await settle('svc', runIdFor('restart', at(15, 20)), 3);
   });
+
+  test('a scheduler taking over (a restart, a new operator leader) handles the tick its predecessor missed at once', async () => {
+    dag('handover', 'schedule: "2 16 * * *"\nsteps:\n  - echo handover\n');
+    const state = schedulerState(join(dir, 'handover'));
+    await state.save(at(16, 0));
+    const successor = new Scheduler({ catalog, launcher, runs, store: engine.store, clock: { now: () => at(16, 2) + 30_000 }, log, state, tz: 'UTC' });
+    await successor.start();
+    successor.stop();
+    expect(await runIds('handover')).toEqual([runIdFor('start', at(16, 2))]);
+    await settle('handover', runIdFor('start', at(16, 2)), 4);
+  });
+
+  test('the first scheduler ever records the minute it started in: what its successor missed is known', async () => {
+    const state = schedulerState(join(dir, 'first'));
+    const first = new Scheduler({ catalog, launcher, runs, store: engine.store, clock: { now: () => at(17, 0) + 5_000 }, log, state, tz: 'UTC' });
+    await first.start();
+    first.stop();
+    expect(await state.load()).toBe(at(17, 0));
+  });
 });
+
