@@ -8,6 +8,16 @@ import type { RecordCollection } from '../core/ports/records.js';
 import type { StoredWebhook } from '../core/ports/webhook-store.js';
 import type { EngineDeps } from '../engine/deps.js';
 
+/** A worker as the backend knows it: a Node, its heartbeat and the steps running on it. */
+export interface BackendWorker {
+  id: string;
+  labels: Record<string, string>;
+  /** Last heartbeat (RFC 3339); undefined: never. */
+  heartbeatAt?: string;
+  /** The runs of the steps running there, and since when. */
+  running: Array<{ dagName: string; dagRunId: string; startedAt: string }>;
+}
+
 export interface Backend {
   name: 'embedded' | 'kubernetes';
   engine: EngineDeps;
@@ -25,6 +35,8 @@ export interface Backend {
   drives: boolean;
   /** The kubernetes backend's namespace. */
   namespace?: string;
+  /** Where steps run, when that is not this process (kubernetes: the Nodes). */
+  workers?(): Promise<BackendWorker[]>;
   /** Why the backend cannot hold state right now (GET /health), or undefined. */
   problem(): Promise<string | undefined>;
   close(): Promise<void>;

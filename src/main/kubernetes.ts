@@ -9,6 +9,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { apiProblem, defaultNamespace, loadKubeConfig, Secrets } from '../adapters/kube/client.js';
 import { DomainError } from '../core/errors.js';
 import { KubeDagStore } from '../adapters/kube/dag-store.js';
+import { KubeNodes } from '../adapters/kube/nodes.js';
 import { KubeRunControls } from '../adapters/kube/run-controls.js';
 import { KubeRunStore } from '../adapters/kube/run-store.js';
 import { SecretRecords } from '../adapters/kube/secret-records.js';
@@ -72,8 +73,13 @@ export async function kubernetesBackend(config: Config, log: EngineLogger, hooks
     secrets: new BuiltinSecretProvider(), dags: dagSource(dags),
     clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, cwd: '/', defaultShell: config.defaultShell, ...hooks,
   };
+  const nodes = new KubeNodes(kc, namespace);
   return {
     name: 'kubernetes', engine, dags, namespace, drives: false,
+    workers: async () => (await nodes.list()).map((n) => ({
+      id: n.name, labels: n.labels, ...(n.heartbeatAt ? { heartbeatAt: n.heartbeatAt } : {}),
+      running: n.steps.map((s) => ({ dagName: s.identity.dagName, dagRunId: s.identity.dagRunId, startedAt: s.startedAt })),
+    })),
     records: {
       users: new SecretRecords(secrets, 'svc-users', isStoredUser),
       apiKeys: new SecretRecords(secrets, 'svc-api-keys', isStoredApiKey),

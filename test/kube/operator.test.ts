@@ -109,6 +109,29 @@ describeCluster('the operator runs DagRuns as Pods', () => {
   });
 });
 
+describeCluster('GET /workers on kubernetes: the Nodes', () => {
+  const srv = kubeServer();
+  beforeAll(() => srv.start());
+  afterAll(() => srv.stop());
+
+  test('each Node with its labels and a healthy heartbeat (its Lease); a running step is a task of its node', async () => {
+    srv.dag('busy', ['steps:', '  - name: hold', "    command: sh -c 'echo up; sleep 4'", '    workerSelector: { svc.testbed/pool: a }'].join('\n'));
+    const id = await start(srv, 'busy');
+    const workers = await eventually(async () => {
+      const w = (await srv.get('/workers')).body.workers as Array<{ id: string; running_tasks: Array<{ dagRunId: string }> }>;
+      return w.find((x) => x.id === 'node-a')?.running_tasks.some((t) => t.dagRunId === id) ? w : undefined;
+    }, 'the step to run on node-a', 30_000);
+    const a = workers.find((w) => w.id === 'node-a') as any;
+    expect(a.labels).toMatchObject({ 'svc.testbed/pool': 'a', 'kubernetes.io/hostname': 'node-a' });
+    expect(a.health_status).toBe('WORKER_HEALTH_STATUS_HEALTHY');
+    expect(Date.now() - Date.parse(a.last_heartbeat)).toBeLessThan(10_000);
+    expect(a.running_tasks).toEqual([{ dagName: 'busy', dagRunId: id, rootDagRunName: 'busy', rootDagRunId: id, parentDagRunName: '', parentDagRunId: '', startedAt: expect.any(String) }]);
+    expect(workers.find((w) => w.id === 'node-b')?.running_tasks).toEqual([]);
+    await finished(srv, 'busy', id);
+    expect(((await srv.get('/workers')).body.workers as any[]).every((w) => w.running_tasks.length === 0)).toBe(true);
+  });
+});
+
 describeCluster('step Pods kept for debugging', () => {
   const srv = kubeServer({ SVC_POD_RETENTION: 'all' });
   beforeAll(() => srv.start());

@@ -54,7 +54,7 @@ export async function wireSystem(base: ServerBase, dags: DagsArea, runs: RunsAre
         : 'metrics access is private and no credential is configured: set SVC_SERVER_METRICS=public, or SVC_AUTH_TOKEN and send it as a Bearer token'),
     }),
     createResourceHistoryRouter({ history: (ms) => monitor.history(ms), intervalMs: monitor.intervalMs, retentionMs: monitor.retentionMs }),
-    createWorkersRouter({ workers: async () => [localWorker((await census.snapshot()).runs, now())] }),
+    createWorkersRouter({ workers: () => workers(base, census, now()) }),
     createWebhookRouter({ webhooks, catalog: dags.catalog, launcher: runs.launcher }),
     createOpenApiRouter({ document: openApiLoader(config.version) }),
   ];
@@ -76,6 +76,24 @@ export async function wireSystem(base: ServerBase, dags: DagsArea, runs: RunsAre
 }
 
 /** The embedded backend's one worker: this process, heartbeating as it answers. */
+/** The backend's workers (kubernetes: Nodes), else this process, which runs every step itself. */
+async function workers(base: ServerBase, census: RunCensus, now: number): Promise<Worker[]> {
+  if (!base.backend.workers) return [localWorker((await census.snapshot()).runs, now)];
+  const runs = new Map((await census.snapshot()).runs.map((r) => [`${r.spec.dagName}/${r.spec.dagRunId}`, r]));
+  return (await base.backend.workers()).map((w) => ({
+    id: w.id, labels: w.labels,
+    health_status: w.heartbeatAt ? healthOf(now - Date.parse(w.heartbeatAt)) : 'WORKER_HEALTH_STATUS_UNHEALTHY',
+    last_heartbeat: w.heartbeatAt ?? '',
+    running_tasks: w.running.map((t) => {
+      const r = runs.get(`${t.dagName}/${t.dagRunId}`);
+      return {
+        dagName: t.dagName, dagRunId: t.dagRunId, rootDagRunName: r?.spec.root.name ?? t.dagName, rootDagRunId: r?.spec.root.dagRunId ?? t.dagRunId,
+        parentDagRunName: r?.spec.parent?.name ?? '', parentDagRunId: r?.spec.parent?.dagRunId ?? '', startedAt: t.startedAt,
+      };
+    }),
+  }));
+}
+
 function localWorker(all: DagRunResource[], now: number): Worker {
   return {
     id: 'local', labels: {}, health_status: healthOf(0), last_heartbeat: new Date(now).toISOString(),
