@@ -93,6 +93,27 @@ describeCluster('the operator runs DagRuns as Pods', () => {
     expect((await finished(srv, 'nowhere', lost)).statusLabel).toBe('aborted');
   });
 
+  test('a step Pod deleted while it runs fails the step; its retryPolicy runs it again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-op-'));
+    srv.dag('deleted', [
+      'steps:',
+      '  - name: victim',
+      `    command: sh -c 'echo x >> ${dir}/tries; echo started; [ $(wc -l < ${dir}/tries) -ge 2 ] || sleep 60'`,
+      '    retryPolicy: { limit: 1, intervalSec: 2 }',
+    ].join('\n'));
+    const id = await start(srv, 'deleted');
+    const pod = await eventually(async () => {
+      const p = (await stepPods(ns)).find((x) => x.metadata.labels['svc.io/step'] === 'victim' && x.metadata.labels['svc.io/dag-run'] === id);
+      return p && ((await srv.get(`/dag-runs/deleted/${id}/steps/victim/log?stream=stdout`)).body.content as string | undefined)?.includes('started') ? p : undefined;
+    }, 'the first attempt to run');
+    expect((await kubectl(['delete', 'pod', '-n', ns, pod.metadata.name, '--wait=false'])).code).toBe(0);
+    await eventually(async () => ((await srv.get(`/dag-runs/deleted/${id}`)).body.dagRun.nodes[0].error as string).includes('was deleted while it ran') || undefined, 'the step to say its Pod was deleted');
+    const run = await finished(srv, 'deleted', id, 60_000);
+    expect(run.statusLabel).toBe('succeeded');
+    expect(run.nodes[0].retryCount).toBe(1);
+    expect(readFileSync(join(dir, 'tries'), 'utf8')).toBe('x\nx\n');
+  });
+
   test('stop of a running step sends its signalOnStop through the entry; the run is aborted', async () => {
     srv.dag('long', [
       'steps:',

@@ -118,7 +118,8 @@ export class PodLauncher implements Launcher {
       const seen = (pod: V1Pod | undefined): void => {
         if (!pod) return void this.afterDeletion(req, stopping).then(finish);
         const end = podOutcome(pod);
-        if (end) return void this.opts.files.readResult(req).then((r) => finish(r ?? end), () => finish(end));
+        const deleted = (r: EntryResult): EntryResult => (pod.metadata?.deletionTimestamp && !stopping && r.exitCode !== 0 ? deletedWhileRunning(req, r) : r);
+        if (end) return void this.opts.files.readResult(req).then((r) => finish(deleted(r ?? end)), () => finish(deleted(end)));
         const why = waitReason(pod);
         if (why !== waiting) {
           waiting = why;
@@ -148,7 +149,7 @@ export class PodLauncher implements Launcher {
   /** A Pod that is gone: what the entry recorded, else a failure that says what happened. */
   private async afterDeletion(req: ExecRequest, stopping: string | undefined): Promise<EntryResult> {
     const recorded = await this.opts.files.readResult(req).catch(() => undefined);
-    if (recorded) return recorded;
+    if (recorded) return stopping || recorded.exitCode === 0 ? recorded : deletedWhileRunning(req, recorded);
     if (stopping) return { exitCode: 137, signal: stopping, error: `signal: ${stopping}` };
     return { exitCode: 1, error: `the step's Pod ${execName(req.identity)} was deleted before it finished` };
   }
@@ -183,4 +184,9 @@ export class PodLauncher implements Launcher {
       this.opts.onError?.(`delete pods/${name}`, e);
     }
   }
+}
+
+/** A Pod someone else deleted: the entry saw its container stopped; the step failed, and says why. */
+function deletedWhileRunning(req: ExecRequest, r: EntryResult): EntryResult {
+  return { ...r, error: `the step's Pod ${execName(req.identity)} was deleted while it ran (${r.signal ?? r.error ?? `exit status ${r.exitCode}`})` };
 }
