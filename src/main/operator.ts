@@ -15,6 +15,7 @@ import { KubeRunStore, type RunChange } from '../adapters/kube/run-store.js';
 import { FsPodFiles } from '../adapters/launcher/pod/fs-files.js';
 import { PodLauncher } from '../adapters/launcher/pod/pod-launcher.js';
 import { PodWatch } from '../adapters/launcher/pod/pod-watch.js';
+import { NodeLeases } from '../adapters/launcher/pod/node-leases.js';
 import type { Config } from '../config/config.js';
 import type { OperatorConfig } from '../config/operator-config.js';
 import { DomainError } from '../core/errors.js';
@@ -61,6 +62,7 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
   const dags = new KubeDagStore(kc, namespace, { cache: true });
   const logs = kubeFsLogs(config);
   const pods = new PodWatch(kc, namespace, warn('The step Pod watch failed; it restarts'));
+  const nodes = new NodeLeases(kc, 3000, warn('Failed to read the Node Leases'));
   const shell = new PodLauncher(kc, pods, {
     settings: {
       namespace, stepImage: oc.stepImage, entryImage: oc.entryImage, entryDelivery: oc.entryDelivery, stopGraceSeconds: oc.stopGraceSeconds,
@@ -74,6 +76,7 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
       return { name: run.metadata.name, uid: run.metadata.uid };
     },
     onError: (what, e) => warn(`Failed to ${what}`)(e),
+    nodes,
     onWaiting: (req, reason) => log.info(reason ? 'Step Pod is waiting' : 'Step Pod stopped waiting', { dag: req.identity.dagName, dagRunId: req.identity.dagRunId, step: req.identity.node, ...(reason ? { reason } : {}) }),
   });
   const elector = new LeaderElector(kc, { namespace, name: 'svc-operator', identity, leaseSeconds: oc.leaseSeconds, renewMs: Math.max(1000, Math.floor(oc.leaseSeconds * 1000 / 5)), retryMs: 1000, onError: warn('Lease request failed') });
@@ -112,6 +115,7 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
     if (closed) return;
     log.info('Leading', { namespace, identity });
     await pods.start();
+    nodes.start();
     await store.whenSynced();
     unsubscribe = store.subscribe(onChange);
     const n = await launcher.takeOver();
@@ -129,6 +133,7 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
       queues.stop();
       unsubscribe();
       await launcher.close(SHUTDOWN_GRACE_MS);
+      nodes.stop();
       await elector.resign();
       await Promise.allSettled([pods.close(), store.close(), dags.close()]);
     },

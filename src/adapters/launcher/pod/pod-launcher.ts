@@ -17,6 +17,7 @@ import { FIELD_MANAGER, kubeError } from '../../kube/client.js';
 import { fromEntry, podOutcome, podWaitReason as waitReason, type EntryResult } from './outcome.js';
 import { stepPod, type PodFilePaths, type PodSettings } from './pod-spec.js';
 import type { PodWatch } from './pod-watch.js';
+import type { NodeLeases } from './node-leases.js';
 
 /** Where an execution's files are, for the operator and (the same paths) for its Pod. */
 export interface PodFiles {
@@ -47,6 +48,8 @@ export interface PodLauncherOptions {
   onError?(what: string, e: unknown): void;
   /** A Pod waits and says why (unschedulable...), or stopped waiting (undefined). */
   onWaiting?(req: ExecRequest, reason: string | undefined): void;
+  /** Nodes that stopped heartbeating: their steps fail (and are deleted), so a retry runs elsewhere. */
+  nodes?: NodeLeases;
 }
 
 export class PodLauncher implements Launcher {
@@ -128,7 +131,16 @@ export class PodLauncher implements Launcher {
           if (why) void this.opts.files.note(req, `svc: the step's Pod ${name} is waiting: ${why}`).catch(() => undefined);
         }
       };
-      const unsubscribe = this.watch.on(name, seen);
+      const lost = (): void => {
+        const pod = this.watch.get(name);
+        const why = this.opts.nodes?.deadReason(pod?.spec?.nodeName);
+        if (!pod || !why || podOutcome(pod)) return;
+        void this.deletePod(name, 0);
+        finish({ exitCode: 1, error: why });
+      };
+      const unwatch = this.watch.on(name, seen);
+      const unwatchNodes = this.opts.nodes?.onChange(lost);
+      const unsubscribe = (): void => { unwatch(); unwatchNodes?.(); };
       const recheck = setInterval(() => {
         if (this.watch.get(name)) return;
         void this.exists(name).then((there) => { if (!there) seen(undefined); }, () => undefined);
@@ -136,6 +148,7 @@ export class PodLauncher implements Launcher {
       recheck.unref();
       const now = this.watch.get(name);
       if (now) seen(now);
+      lost();
     });
     return {
       result: result.then((r) => this.harvest(req, name, r)),
