@@ -60,6 +60,25 @@ describeCluster('the operator runs DagRuns as Pods', () => {
     expect(await log('stdout')).toBe('joined alpha+beta');
   });
 
+  test('sub-DAG calls and parallel items are child DagRuns owned by the parent, their steps Pods too', async () => {
+    srv.dag('parent', [
+      'steps:',
+      '  - name: fan', '    call: child', '    parallel: { items: [x, y] }', '    params: "WHO=${ITEM}"',
+      '---',
+      'name: child', 'params: [WHO=none]', 'steps:', '  - name: hello', '    command: echo "child $WHO"', '    output: OUT',
+    ].join('\n'));
+    const id = await start(srv, 'parent');
+    expect((await finished(srv, 'parent', id)).statusLabel).toBe('succeeded');
+    const parent = JSON.parse((await kubectl(['get', 'dagruns', '-n', ns, '-l', `svc.io/dag=parent,svc.io/dag-run=${id}`, '-o', 'json'])).stdout).items[0];
+    const children = JSON.parse((await kubectl(['get', 'dagruns', '-n', ns, '-l', `svc.io/parent-dag-run=${parent.metadata.name}`, '-o', 'json'])).stdout).items;
+    expect(children).toHaveLength(2);
+    for (const c of children) {
+      expect(c.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'DagRun', name: parent.metadata.name, uid: parent.metadata.uid, controller: true })]);
+      expect(c.status.phase).toBe('succeeded');
+    }
+    expect(children.map((c: any) => c.status.run.outputs.out).sort()).toEqual(['child x', 'child y']);
+  });
+
   test('a step that exits non-zero is retried by its retryPolicy, in a new Pod', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-op-'));
     srv.dag('flaky', [

@@ -87,7 +87,7 @@ export function storedStatus(key: RunKey, status: DagRunStatus, now: number, max
 export const MAX_SPEC_BYTES = 384 * 1024;
 
 /** The object create() sends: naming metadata always from the run's identity, status left to replaceStatus. */
-export function newObject(run: DagRunResource): DagRunObject {
+export function newObject(run: DagRunResource, owner?: { name: string; uid: string }): DagRunObject {
   const bytes = Buffer.byteLength(JSON.stringify(run.spec));
   if (bytes > MAX_SPEC_BYTES) {
     const { dagName, dagRunId } = run.spec;
@@ -104,6 +104,8 @@ export function newObject(run: DagRunResource): DagRunObject {
       name: named.name,
       labels: { ...run.metadata.labels, ...named.labels },
       annotations: { ...run.metadata.annotations, ...named.annotations, ...(given ? { [CREATED_AT_ANNOTATION]: given } : {}) },
+      // A sub-DAG run belongs to its parent: deleting the parent deletes it (and its Pods).
+      ...(owner ? { ownerReferences: [{ apiVersion: API_VERSION, kind: 'DagRun', name: owner.name, uid: owner.uid, controller: true, blockOwnerDeletion: false }] } : {}),
     },
     spec: run.spec,
   };

@@ -98,7 +98,7 @@ export class KubeRunStore implements RunStore {
     const key = runKeyOf(run);
     const name = objectName(key);
     const status = storedStatus(key, run.status, this.stamp(), this.maxStatusBytes);
-    const created = await this.runs.create(newObject(run));
+    const created = await this.runs.create(newObject(run, await this.ownerOf(run)));
     this.cache?.noteWrite(created);
     const uid = created.metadata.uid ?? '';
     try {
@@ -113,6 +113,14 @@ export class KubeRunStore implements RunStore {
       await this.api.delete(name, uid).catch(() => undefined);
       throw e;
     }
+  }
+
+  /** The parent run's object, which owns a sub-DAG run (none when it is gone). */
+  private async ownerOf(run: DagRunResource): Promise<{ name: string; uid: string } | undefined> {
+    const p = run.spec.parent;
+    if (!p) return undefined;
+    const parent = await this.runs.get(objectName({ dagName: p.name, dagRunId: p.dagRunId }));
+    return parent?.metadata.uid ? { name: parent.metadata.name, uid: parent.metadata.uid } : undefined;
   }
 
   async get(key: RunKey): Promise<DagRunResource | undefined> {
