@@ -12,10 +12,23 @@ async function load(ctx: CliContext, args: Args, usage: string) {
   return dag;
 }
 
+/** Where the DAG has a `kubernetes` block: `DAG`, then the steps and handlers that have their own. */
+function kubernetesBlocks(def: DagDefinition): string[] {
+  const steps = [...def.steps, ...Object.values(def.handlerOn)].filter((s) => s.kubernetes !== undefined).map((s) => s.name);
+  return [...(def.kubernetes ? ['DAG'] : []), ...(steps.length ? [`step${steps.length > 1 ? 's' : ''} ${steps.join(', ')}`] : [])];
+}
+
+/** The embedded engine runs steps as local processes: a `kubernetes` block means nothing there, and it says so. */
+function kubernetesNote(ctx: CliContext, def: DagDefinition): void {
+  const where = kubernetesBlocks(def);
+  if (where.length > 0) ctx.io.out(`note: kubernetes (${where.join('; ')}): applies on the kubernetes backend only (the embedded engine ignores it)\n`);
+}
+
 export async function validateCommand(ctx: CliContext, args: Args): Promise<number> {
   const dag = await load(ctx, args, 'usage: svc validate <file>');
   if (dag.errors.length > 0) return 1;
   ctx.io.out(`${args.positional[0]}: valid (DAG ${dag.definition.name}, ${dag.definition.steps.length} steps)\n`);
+  kubernetesNote(ctx, dag.definition);
   return 0;
 }
 
@@ -47,5 +60,6 @@ export async function dryCommand(ctx: CliContext, args: Args): Promise<number> {
   });
   const handlers = Object.keys(def.handlerOn);
   if (handlers.length) ctx.io.out(`  handlers: ${handlers.join(', ')}\n`);
+  kubernetesNote(ctx, def);
   return 0;
 }

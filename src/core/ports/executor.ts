@@ -1,5 +1,5 @@
 import type { ExecRef, ExecResult } from '../run/state.js';
-import type { StepDefinition } from '../spec/types.js';
+import type { KubernetesBlock, StepDefinition } from '../spec/types.js';
 import type { ExecIdentity } from '../naming.js';
 
 /** Everything an executor needs; commands and env are already expanded by the engine. */
@@ -33,6 +33,8 @@ export interface ExecRequest {
   unlogged?: boolean;
   /** Labels the worker (Kubernetes: the Node) must have: the DAG's workerSelector with the step's over it. */
   workerSelector?: Record<string, string>;
+  /** The DAG's kubernetes block with the step's over it (spec/kubernetes.ts mergeKubernetes); Pods only. */
+  kubernetes?: KubernetesBlock;
 }
 
 /** The outcome of an execution whose process was lost with the engine that started it. */

@@ -7,6 +7,7 @@ import {
   parseContainer, parseLlm, parseMail, parseOtel, parseRedis, parseS3, parseSmtp, parseSsh,
 } from './blocks.js';
 import { parseHandlers } from './handlers.js';
+import { checkMounts, parseKubernetes } from './kubernetes.js';
 import { dagNameProblem } from './names.js';
 import { parseDotenv, parseEnv, parseParams, parseShell } from './params.js';
 import { parsePreconditions } from './policies.js';
@@ -87,7 +88,9 @@ function checkHandlerNames(dag: DagDefinition, problems: Problems): void {
 /** Builds the definition; problems are added to `problems` (the definition is best effort when there are some). */
 export function buildDag(doc: Obj, defaultName: string, problems: Problems): DagDefinition {
   checkExclusive(doc, problems);
-  const defaults: DagDefaults = { container: doc.container !== undefined, ssh: doc.ssh !== undefined };
+  const kubernetes = parseKubernetes(doc.kubernetes, 'kubernetes', problems);
+  if (kubernetes) checkMounts(kubernetes, 'kubernetes.volumeMounts', problems);
+  const defaults: DagDefaults = { container: doc.container !== undefined, ssh: doc.ssh !== undefined, ...(kubernetes ? { kubernetes } : {}) };
   const type = doc.type === 'graph' ? 'graph' : 'chain';
   const mailOn = isObj(doc.mailOn) ? doc.mailOn : {};
   const runConfig = isObj(doc.runConfig) ? doc.runConfig : {};
@@ -97,7 +100,7 @@ export function buildDag(doc: Obj, defaultName: string, problems: Problems): Dag
     skipIfSuccessful: bool(doc.skipIfSuccessful, false), ...integers(doc),
     preconditions: parsePreconditions(doc.preconditions ?? doc.precondition, doc.preconditions !== undefined ? 'preconditions' : 'precondition', problems),
     runConfig: { disableParamEdit: bool(runConfig.disableParamEdit, false), disableRunIdEdit: bool(runConfig.disableRunIdEdit, false) },
-    queue: str(doc.queue), workerSelector: isObj(doc.workerSelector) ? strMap(doc.workerSelector) : undefined,
+    queue: str(doc.queue), workerSelector: isObj(doc.workerSelector) ? strMap(doc.workerSelector) : undefined, kubernetes,
     params: parseParams(doc.params, 'params', problems), env: parseEnv(doc.env, 'env', problems), secrets: secrets(doc.secrets),
     dotenv: parseDotenv(doc.dotenv), workingDir: str(doc.workingDir), shell: parseShell(doc.shell), logDir: str(doc.logDir),
     logOutput: doc.logOutput === 'merged' ? 'merged' : 'separate',

@@ -11,6 +11,24 @@ const ref = (name: string, description?: string) =>
   description ? { $ref: `#/definitions/${name}`, description } : { $ref: `#/definitions/${name}` };
 const strArray = (description: string) => ({ type: 'array', items: { type: 'string' }, description });
 const scalar = { type: ['string', 'number', 'boolean'] };
+/** A Kubernetes resource quantity (no sign: requests, limits and sizes are never negative). */
+const QUANTITY = '^(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
+const quantity = (description: string) => ({
+  description,
+  anyOf: [
+    { type: 'string', pattern: QUANTITY, description: 'A Kubernetes quantity such as 500m, 2, 1.5Gi or 128Mi' },
+    { type: 'number', minimum: 0 },
+  ],
+});
+const quantityMap = (description: string) => ({ type: 'object', additionalProperties: quantity('Quantity.'), description });
+const keyToPaths = {
+  type: 'array',
+  description: 'Keys to project, each to a relative path (default: every key, named after it).',
+  items: {
+    type: 'object', additionalProperties: false, required: ['key', 'path'],
+    properties: { key: str('Key of the data.'), path: str('Relative file path in the volume.') },
+  },
+};
 
 export const blockDefinitions = {
   stringOrList: {
@@ -223,6 +241,87 @@ export const blockDefinitions = {
       provider: str('Provider: env or file (built in), or another configured provider.'),
       key: str('Source variable name (env) or file path (file).'),
       options: ref('stringMap', 'Provider options.'),
+    },
+  },
+  kubernetes: {
+    type: 'object',
+    description:
+      'Settings of the step Pods (kubernetes backend only; the embedded engine ignores them). A step block overrides the DAG block field by field; labels, annotations and nodeSelector merge key by key.',
+    additionalProperties: false,
+    properties: {
+      resources: {
+        type: 'object',
+        additionalProperties: false,
+        description: 'Container resources (replaced as a whole by a step block).',
+        properties: {
+          requests: quantityMap('Requested resources: name (cpu, memory, ...) -> quantity.'),
+          limits: quantityMap('Resource limits: name -> quantity.'),
+        },
+      },
+      serviceAccountName: str('ServiceAccount of the Pod (over the operator setting); its token is then mounted as the ServiceAccount says.'),
+      nodeSelector: ref('scalarMap', 'Node labels the Pod needs; workerSelector wins on a shared key.'),
+      tolerations: { type: 'array', items: ref('kubernetesToleration'), description: 'Taints the Pod tolerates.' },
+      affinity: { type: 'object', description: 'Pod affinity (nodeAffinity, podAffinity, podAntiAffinity) as Kubernetes spells it.' },
+      labels: ref('scalarMap', 'Labels of the Pod; svc.io/* and app.kubernetes.io/managed-by are svc\'s own.'),
+      annotations: ref('scalarMap', 'Annotations of the Pod; svc.io/* are svc\'s own.'),
+      imagePullSecrets: strArray('Names of Secrets used to pull the step image.'),
+      volumes: { type: 'array', items: ref('kubernetesVolume'), description: 'Pod volumes, each with exactly one source.' },
+      volumeMounts: { type: 'array', items: ref('kubernetesVolumeMount'), description: 'Mounts in the step container, each naming a volume.' },
+      securityContext: { type: 'object', description: 'securityContext of the step container, as Kubernetes spells it.' },
+      podSecurityContext: { type: 'object', description: 'securityContext of the Pod, as Kubernetes spells it.' },
+      priorityClassName: str('PriorityClass of the Pod.'),
+    },
+  },
+  kubernetesToleration: {
+    type: 'object',
+    description: 'A toleration of the Pod.',
+    additionalProperties: false,
+    properties: {
+      key: str('Taint key; empty with operator Exists tolerates every taint.'),
+      operator: { type: 'string', enum: ['Exists', 'Equal'], description: 'Default Equal.' },
+      value: str('Taint value (operator Equal).'),
+      effect: { type: 'string', enum: ['NoSchedule', 'PreferNoSchedule', 'NoExecute'], description: 'Effect matched; empty matches all.' },
+      tolerationSeconds: int('How long a NoExecute taint is tolerated.', 0),
+    },
+  },
+  kubernetesVolume: {
+    type: 'object',
+    description: 'A Pod volume: name and exactly one source.',
+    additionalProperties: false,
+    required: ['name'],
+    properties: {
+      name: str('Volume name (a DNS label; not svc-entry or svc-data).'),
+      persistentVolumeClaim: {
+        type: 'object', additionalProperties: false, required: ['claimName'], description: 'A PersistentVolumeClaim.',
+        properties: { claimName: str('Claim name.'), readOnly: bool('Mount read-only (default false).') },
+      },
+      configMap: {
+        type: 'object', additionalProperties: false, required: ['name'], description: 'A ConfigMap.',
+        properties: { name: str('ConfigMap name.'), items: keyToPaths },
+      },
+      secret: {
+        type: 'object', additionalProperties: false, required: ['secretName'], description: 'A Secret.',
+        properties: { secretName: str('Secret name.'), items: keyToPaths },
+      },
+      emptyDir: {
+        type: 'object', additionalProperties: false, description: 'An empty directory living as long as the Pod.',
+        properties: {
+          medium: { type: 'string', enum: ['Memory'], description: 'Memory for a tmpfs (default: the node\'s storage).' },
+          sizeLimit: quantity('Size limit.'),
+        },
+      },
+    },
+  },
+  kubernetesVolumeMount: {
+    type: 'object',
+    description: 'A mount of one of the volumes in the step container.',
+    additionalProperties: false,
+    required: ['name', 'mountPath'],
+    properties: {
+      name: str('Name of a declared volume.'),
+      mountPath: str('Path in the container.'),
+      subPath: str('Path within the volume (default its root).'),
+      readOnly: bool('Mount read-only (default false).'),
     },
   },
   registryAuths: {

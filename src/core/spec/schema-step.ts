@@ -63,6 +63,7 @@ const stepProperties = {
   retryPolicy: ref('retryPolicy'),
   repeatPolicy: ref('repeatPolicy'),
   workerSelector: ref('scalarMap', 'Labels a worker must carry (values compared as text).'),
+  kubernetes: ref('kubernetes', 'Settings of this step\'s Pods (kubernetes backend only), over the DAG block field by field.'),
 };
 
 export const stepDefinitions = {

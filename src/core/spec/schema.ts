@@ -87,6 +87,7 @@ const dagProperties = {
   },
   queue: str('Queue name.'),
   workerSelector: ref('scalarMap', 'Labels a worker must carry, exact case-sensitive values.'),
+  kubernetes: ref('kubernetes', 'Settings of every step Pod (kubernetes backend only); a step block overrides them field by field.'),
   params,
   env: ref('env', 'Environment variables of the run.'),
   secrets: { type: 'array', items: ref('secret'), description: 'Secrets (SPEC 2.4).' },

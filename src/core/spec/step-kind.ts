@@ -1,5 +1,5 @@
 /** What a step runs (SPEC 2.3, 2.6): its type after aliases and inference, commands, script and call target. */
-import type { StepType } from './types.js';
+import type { KubernetesBlock, StepType } from './types.js';
 import type { Problems } from './errors.js';
 import { at } from './errors.js';
 import type { Obj } from './values.js';
@@ -18,6 +18,8 @@ export interface DagDefaults {
   container: boolean;
   /** The DAG has ssh: steps without a type default to ssh. */
   ssh: boolean;
+  /** The DAG's kubernetes block: a step's volumeMounts may name its volumes. */
+  kubernetes?: KubernetesBlock;
 }
 
 export interface StepKind {

@@ -3,6 +3,7 @@ import type { ChatMessage, StepDefinition } from './types.js';
 import type { Problems } from './errors.js';
 import { at } from './errors.js';
 import { parseContainer, parseLlm, parseRedis, parseSsh } from './blocks.js';
+import { checkStepMounts, parseKubernetes } from './kubernetes.js';
 import { stepIdProblem } from './names.js';
 import { parseEnv, parseShell } from './params.js';
 import {
@@ -110,7 +111,9 @@ export function parseStep(raw: Obj, name: string, path: string, dag: DagDefaults
     retryPolicy: parseRetryPolicy(raw.retryPolicy),
     repeatPolicy: parseRepeatPolicy(raw.repeatPolicy, at(path, 'repeatPolicy'), problems),
     workerSelector: isObj(raw.workerSelector) ? strMap(raw.workerSelector) : undefined,
+    kubernetes: parseKubernetes(raw.kubernetes, at(path, 'kubernetes'), problems),
   });
+  checkStepMounts(dag.kubernetes, step.kubernetes, at(path, 'kubernetes'), problems);
   typeSpecific(step, raw, path, problems);
   if (step.type === 'container' && !step.container && !dag.container) {
     problems.add(at(path, 'container'), 'is required for container steps when the DAG has no container');

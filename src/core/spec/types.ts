@@ -208,6 +208,64 @@ export interface ChatMessage {
   content: string;
 }
 
+/**
+ * The `kubernetes` block (DAG and step level): settings of the step Pods the operator creates; the
+ * embedded engine ignores it. Kept as written, except scalars of string maps and quantities as text.
+ * A step's block is merged over the DAG's field by field (kubernetes.ts `mergeKubernetes`).
+ */
+export interface KubernetesBlock {
+  /** Quantities as text ("500m", "1Gi", "2"). */
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  serviceAccountName?: string;
+  /** Merged under workerSelector in the Pod's nodeSelector (workerSelector wins on a shared key). */
+  nodeSelector?: Record<string, string>;
+  tolerations?: KubernetesToleration[];
+  /** A Pod affinity as Kubernetes spells it, passed through. */
+  affinity?: Record<string, unknown>;
+  /** Never svc.io/* nor app.kubernetes.io/managed-by (refused at validation). */
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  /** Secret names. */
+  imagePullSecrets?: string[];
+  volumes?: KubernetesVolume[];
+  /** Each names one of `volumes`. */
+  volumeMounts?: KubernetesVolumeMount[];
+  /** The step container's securityContext, passed through. */
+  securityContext?: Record<string, unknown>;
+  /** The Pod's securityContext, passed through. */
+  podSecurityContext?: Record<string, unknown>;
+  priorityClassName?: string;
+}
+
+export interface KubernetesToleration {
+  key?: string;
+  operator?: 'Exists' | 'Equal';
+  value?: string;
+  effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+  tolerationSeconds?: number;
+}
+
+export interface KeyToPath {
+  key: string;
+  path: string;
+}
+
+/** A Pod volume with exactly one source. */
+export interface KubernetesVolume {
+  name: string;
+  persistentVolumeClaim?: { claimName: string; readOnly?: boolean };
+  configMap?: { name: string; items?: KeyToPath[] };
+  secret?: { secretName: string; items?: KeyToPath[] };
+  emptyDir?: { medium?: string; sizeLimit?: string };
+}
+
+export interface KubernetesVolumeMount {
+  name: string;
+  mountPath: string;
+  subPath?: string;
+  readOnly?: boolean;
+}
+
 /** Step types after alias normalisation (github_action and github-action become gha; command becomes shell). */
 export type StepType =
   | 'shell' | 'ssh' | 's3' | 'http' | 'archive' | 'mail' | 'jq' | 'redis' | 'chat' | 'hitl' | 'dag'
@@ -248,6 +306,7 @@ export interface StepDefinition {
   retryPolicy?: RetryPolicy;
   repeatPolicy?: RepeatPolicy;
   workerSelector?: Record<string, string>;
+  kubernetes?: KubernetesBlock;
 }
 
 export interface DagDefinition {
@@ -268,6 +327,7 @@ export interface DagDefinition {
   runConfig: { disableParamEdit: boolean; disableRunIdEdit: boolean };
   queue?: string;
   workerSelector?: Record<string, string>;
+  kubernetes?: KubernetesBlock;
   params: ParamDef[];
   env: EnvEntry[];
   secrets: SecretRef[];

@@ -3,6 +3,7 @@ import type { ExecRequest } from '../../core/ports/executor.js';
 import type { DagRunResource } from '../../core/resources.js';
 import type { ExecRef, NodeState } from '../../core/run/state.js';
 import type { EnvEntry, StepDefinition } from '../../core/spec/types.js';
+import { mergeKubernetes } from '../../core/spec/kubernetes.js';
 import { expandVars } from '../../core/vars/expand.js';
 import type { EngineDeps } from '../deps.js';
 import { resolvePath, type RunContext } from './run-context.js';
@@ -58,6 +59,7 @@ export async function buildRequest(scope: RequestScope, target: { node: NodeStat
   const shell = shellFor(step, def, deps.defaultShell);
   const timeoutSec = step.timeoutSec ?? 0;
   const selector = { ...def.workerSelector, ...step.workerSelector };
+  const kubernetes = mergeKubernetes(def.kubernetes, step.kubernetes);
   const req: ExecRequest = {
     exec, step, commands: step.type === 'shell' ? step.commands.map(sh) : step.commands.map(x), shell: shell.argv, shellExplicit: shell.explicit, env, workingDir,
     identity, merged,
@@ -68,6 +70,7 @@ export async function buildRequest(scope: RequestScope, target: { node: NodeStat
     secrets: ctx.secretValues, maxOutputSize: def.maxOutputSize, timeoutMs: timeoutSec * 1000, capture: !!step.output,
     ...(step.script !== undefined ? { script: step.type === 'shell' ? sh(step.script) : x(step.script) } : {}),
     ...(Object.keys(selector).length > 0 ? { workerSelector: selector } : {}),
+    ...(kubernetes ? { kubernetes } : {}),
   };
   return { req, lookup };
 }

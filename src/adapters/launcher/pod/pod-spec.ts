@@ -5,9 +5,12 @@
  * PID 1 (src/entry): it runs the commands with stdout and stderr apart, passes both through (kubectl logs)
  * and appends them to the step's log files on the shared volume, and records the outcome there.
  * Values of secrets never appear in the Pod: env vars holding one come from a Secret of the execution.
+ * The request's `kubernetes` block (the DAG's with the step's over it) adds resources, placement, identity,
+ * metadata, volumes and security settings; svc's own labels, annotations and volumes always win.
  */
-import type { V1Container, V1EnvVar, V1Pod, V1Secret, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { V1Container, V1EnvVar, V1Pod, V1PodSpec, V1Secret, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import type { ExecRequest } from '../../../core/ports/executor.js';
+import type { KubernetesBlock } from '../../../core/spec/types.js';
 import { commandArgvs } from '../../../core/exec-argv.js';
 import { execName, labelValue, SVC_LABELS } from '../../../core/naming.js';
 import { API_VERSION } from '../../../core/resources.js';
@@ -58,6 +61,8 @@ export function stepPod(req: ExecRequest, owner: { name: string; uid: string }, 
   const name = execName(req.identity);
   const { env, secret } = podEnv(req, name, s.namespace, owner);
   const meta = podMetadata(req, name, s.namespace, owner);
+  // A copy: the Pod never shares an object with the run's definition.
+  const k = structuredClone(req.kubernetes ?? {});
   const container: V1Container = {
     name: STEP_CONTAINER,
     image: s.stepImage,
@@ -65,38 +70,66 @@ export function stepPod(req: ExecRequest, owner: { name: string; uid: string }, 
     env,
     // The operator's runs default to `/`: a step that names no directory runs in its image's WORKDIR.
     ...(req.workingDir && req.workingDir !== '/' ? { workingDir: req.workingDir } : {}),
-    volumeMounts: mounts(s),
+    ...(k.resources ? { resources: k.resources } : {}),
+    ...(k.securityContext ? { securityContext: k.securityContext } : {}),
+    volumeMounts: [...mounts(s), ...(k.volumeMounts ?? [])],
   };
   const timeoutSeconds = req.timeoutMs > 0 ? Math.ceil(req.timeoutMs / 1000) : 0;
+  const nodeSelector = { ...k.nodeSelector, ...req.workerSelector };
   const pod: V1Pod = {
     apiVersion: 'v1', kind: 'Pod', metadata: meta,
     spec: {
       restartPolicy: 'Never',
       enableServiceLinks: false,
-      automountServiceAccountToken: false,
       terminationGracePeriodSeconds: s.stopGraceSeconds,
       // A backstop only: the entry enforces the step's timeout itself.
       ...(timeoutSeconds > 0 ? { activeDeadlineSeconds: timeoutSeconds + s.stopGraceSeconds + 30 } : {}),
-      ...(s.serviceAccountName ? { serviceAccountName: s.serviceAccountName } : {}),
-      ...(req.workerSelector ? { nodeSelector: req.workerSelector } : {}),
+      ...identity(k, s),
+      ...(Object.keys(nodeSelector).length > 0 ? { nodeSelector } : {}),
+      ...scheduling(k),
       ...(s.entryDelivery === 'init-container' ? { initContainers: [copyEntry(s.entryImage)] } : {}),
       containers: [container],
-      volumes: volumes(s),
+      volumes: [...volumes(s), ...(k.volumes ?? [])],
     },
   };
   return { pod, ...(secret ? { secret } : {}) };
 }
 
+/**
+ * The Pod's ServiceAccount: the block's over the operator's setting. Without a block's account the Pod gets
+ * no token (steps do not talk to the API server); a step that names one does, as that account says.
+ */
+function identity(k: KubernetesBlock, s: PodSettings): Partial<V1PodSpec> {
+  const account = k.serviceAccountName ?? s.serviceAccountName;
+  return {
+    ...(k.serviceAccountName ? {} : { automountServiceAccountToken: false }),
+    ...(account ? { serviceAccountName: account } : {}),
+    ...(k.imagePullSecrets?.length ? { imagePullSecrets: k.imagePullSecrets.map((n) => ({ name: n })) } : {}),
+    ...(k.podSecurityContext ? { securityContext: k.podSecurityContext } : {}),
+  };
+}
+
+function scheduling(k: KubernetesBlock): Partial<V1PodSpec> {
+  return {
+    ...(k.tolerations?.length ? { tolerations: k.tolerations } : {}),
+    ...(k.affinity ? { affinity: k.affinity } : {}),
+    ...(k.priorityClassName ? { priorityClassName: k.priorityClassName } : {}),
+  };
+}
+
+/** svc's labels and annotations are written last: a block's key of svc's (refused at validation anyway) never replaces them. */
 function podMetadata(req: ExecRequest, name: string, namespace: string, owner: { name: string; uid: string }): NonNullable<V1Pod['metadata']> {
   const e = req.identity;
+  const k = req.kubernetes ?? {};
   return {
     name, namespace,
     labels: {
+      ...k.labels,
       [POD_LABELS.component]: 'step', [POD_LABELS.managedBy]: 'svc-operator',
       [SVC_LABELS.dag]: labelValue(e.dagName), [SVC_LABELS.dagRun]: labelValue(e.dagRunId), [POD_LABELS.run]: owner.name,
       [POD_LABELS.step]: labelValue(e.probe === undefined ? e.node || 'run' : `${e.node || 'run'}.${e.probe}`), [POD_LABELS.attempt]: String(e.attempt),
     },
-    annotations: { [IDENTITY_ANNOTATION]: JSON.stringify(e), 'kubectl.kubernetes.io/default-container': STEP_CONTAINER },
+    annotations: { ...k.annotations, [IDENTITY_ANNOTATION]: JSON.stringify(e), 'kubectl.kubernetes.io/default-container': STEP_CONTAINER },
     ownerReferences: [{ apiVersion: API_VERSION, kind: 'DagRun', name: owner.name, uid: owner.uid, controller: true, blockOwnerDeletion: false }],
   };
 }

@@ -1,0 +1,151 @@
+/** The step Pod built from an execution request: svc's own parts, and the `kubernetes` block applied over them. */
+import type { ExecRequest } from '../../../core/ports/executor.js';
+import { mergeKubernetes } from '../../../core/spec/kubernetes.js';
+import type { KubernetesBlock } from '../../../core/spec/types.js';
+import { stepPod, type PodSettings } from './pod-spec.js';
+
+const settings: PodSettings = {
+  namespace: 'ns', stepImage: 'debian:stable-slim', entryImage: 'svc:1', entryDelivery: 'image-volume',
+  dataVolume: { claimName: 'svc-data', mountPath: '/var/lib/svc' }, serviceAccountName: 'svc-steps', stopGraceSeconds: 30,
+};
+const owner = { name: 'run-1', uid: 'uid-1' };
+const files = { stdout: '/var/lib/svc/out', stderr: '/var/lib/svc/err', result: '/var/lib/svc/result' };
+
+function request(extra: Partial<ExecRequest> = {}): ExecRequest {
+  return {
+    exec: { node: 'build', attempt: 0 }, step: { name: 'build', signalOnStop: 'SIGTERM' },
+    commands: ['echo hi'], shell: ['/bin/sh'], shellExplicit: false, env: { A: '1' }, workingDir: '/',
+    identity: { dagName: 'dag', dagRunId: 'r1', attemptId: 'a1', node: 'build', attempt: 0 },
+    merged: false, copies: {}, secrets: [], maxOutputSize: 1024, timeoutMs: 0, capture: false,
+    ...extra,
+  } as unknown as ExecRequest;
+}
+
+const podOf = (extra: Partial<ExecRequest> = {}) => stepPod(request(extra), owner, files, settings).pod;
+
+describe('stepPod without a kubernetes block', () => {
+  const pod = podOf({ workerSelector: { pool: 'a' } });
+  const spec = pod.spec!;
+
+  test('svc\'s Pod: no token, the operator\'s account, workerSelector as nodeSelector, svc volumes only', () => {
+    expect(spec.automountServiceAccountToken).toBe(false);
+    expect(spec.serviceAccountName).toBe('svc-steps');
+    expect(spec.nodeSelector).toEqual({ pool: 'a' });
+    expect(spec.volumes!.map((v) => v.name)).toEqual(['svc-entry', 'svc-data']);
+    expect(spec.containers[0]!.volumeMounts!.map((m) => m.name)).toEqual(['svc-entry', 'svc-data']);
+    for (const k of ['tolerations', 'affinity', 'imagePullSecrets', 'securityContext', 'priorityClassName'] as const) expect(spec[k]).toBeUndefined();
+    expect(spec.containers[0]!.resources).toBeUndefined();
+    expect(spec.containers[0]!.securityContext).toBeUndefined();
+  });
+
+  test('no nodeSelector at all without workerSelector', () => {
+    expect(podOf().spec!.nodeSelector).toBeUndefined();
+  });
+});
+
+describe('stepPod with a kubernetes block', () => {
+  const block: KubernetesBlock = {
+    resources: { requests: { cpu: '250m', memory: '64Mi' }, limits: { memory: '1Gi' } },
+    serviceAccountName: 'trainer',
+    nodeSelector: { disk: 'ssd', pool: 'b' },
+    tolerations: [{ key: 'gpu', operator: 'Exists', effect: 'NoSchedule' }, { key: 'spot', operator: 'Equal', value: 'yes', effect: 'NoExecute', tolerationSeconds: 30 }],
+    affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'arch', operator: 'In', values: ['amd64'] }] }] } } },
+    labels: { team: 'ml' },
+    annotations: { 'example.com/owner': 'ml team' },
+    imagePullSecrets: ['regcred', 'other'],
+    volumes: [
+      { name: 'cfg', configMap: { name: 'app', items: [{ key: 'a.yaml', path: 'a.yaml' }] } },
+      { name: 'cache', persistentVolumeClaim: { claimName: 'cache', readOnly: true } },
+      { name: 'creds', secret: { secretName: 'creds' } },
+      { name: 'tmp', emptyDir: { medium: 'Memory', sizeLimit: '1Gi' } },
+    ],
+    volumeMounts: [{ name: 'cfg', mountPath: '/etc/app', readOnly: true }, { name: 'tmp', mountPath: '/tmp', subPath: 'x' }],
+    securityContext: { runAsNonRoot: true, capabilities: { drop: ['ALL'] } },
+    podSecurityContext: { fsGroup: 1000 },
+    priorityClassName: 'batch',
+  };
+  const pod = podOf({ kubernetes: block, workerSelector: { pool: 'a' } });
+  const spec = pod.spec!;
+  const container = spec.containers[0]!;
+
+  test('container: resources, securityContext, the block\'s mounts after svc\'s', () => {
+    expect(container.resources).toEqual({ requests: { cpu: '250m', memory: '64Mi' }, limits: { memory: '1Gi' } });
+    expect(container.securityContext).toEqual({ runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
+    expect(container.volumeMounts).toEqual([
+      { name: 'svc-entry', mountPath: '/.svc', readOnly: true },
+      { name: 'svc-data', mountPath: '/var/lib/svc' },
+      { name: 'cfg', mountPath: '/etc/app', readOnly: true },
+      { name: 'tmp', mountPath: '/tmp', subPath: 'x' },
+    ]);
+  });
+
+  test('Pod: volumes after svc\'s, tolerations, affinity, pull secrets, security context, priority', () => {
+    expect(spec.volumes).toEqual([
+      { name: 'svc-entry', image: { reference: 'svc:1', pullPolicy: 'IfNotPresent' } },
+      { name: 'svc-data', persistentVolumeClaim: { claimName: 'svc-data' } },
+      ...block.volumes!,
+    ]);
+    expect(spec.tolerations).toEqual(block.tolerations);
+    expect(spec.affinity).toEqual(block.affinity);
+    expect(spec.imagePullSecrets).toEqual([{ name: 'regcred' }, { name: 'other' }]);
+    expect(spec.securityContext).toEqual({ fsGroup: 1000 });
+    expect(spec.priorityClassName).toBe('batch');
+  });
+
+  test('nodeSelector: the block\'s merged under workerSelector (workerSelector wins on a shared key)', () => {
+    expect(spec.nodeSelector).toEqual({ disk: 'ssd', pool: 'a' });
+  });
+
+  test('the block\'s ServiceAccount wins over the operator\'s, and its token is left to the ServiceAccount', () => {
+    expect(spec.serviceAccountName).toBe('trainer');
+    expect(spec.automountServiceAccountToken).toBeUndefined();
+    const other = podOf({ kubernetes: { priorityClassName: 'x' } }).spec!;
+    expect(other.serviceAccountName).toBe('svc-steps');
+    expect(other.automountServiceAccountToken).toBe(false);
+  });
+
+  test('labels and annotations added to svc\'s; svc\'s own stay', () => {
+    expect(pod.metadata!.labels).toMatchObject({ team: 'ml', 'svc.io/component': 'step', 'svc.io/step': 'build', 'app.kubernetes.io/managed-by': 'svc-operator' });
+    expect(pod.metadata!.annotations).toMatchObject({ 'example.com/owner': 'ml team', 'kubectl.kubernetes.io/default-container': 'step' });
+    expect(pod.metadata!.annotations!['svc.io/exec-identity']).toContain('"dagRunId":"r1"');
+  });
+
+  test('svc\'s labels and annotations cannot be overridden (validation refuses the keys; the Pod ignores them anyway)', () => {
+    const hostile = podOf({
+      kubernetes: {
+        labels: { 'svc.io/component': 'mine', 'svc.io/run': 'other', 'app.kubernetes.io/managed-by': 'me', 'svc.io/attempt': '9', keep: 'yes' },
+        annotations: { 'svc.io/exec-identity': '{}' },
+      },
+    });
+    expect(hostile.metadata!.labels).toMatchObject({
+      'svc.io/component': 'step', 'svc.io/run': 'run-1', 'app.kubernetes.io/managed-by': 'svc-operator', 'svc.io/attempt': '0', keep: 'yes',
+    });
+    expect(JSON.parse(hostile.metadata!.annotations!['svc.io/exec-identity']!)).toMatchObject({ dagName: 'dag', node: 'build' });
+  });
+
+  test('the Pod does not share objects with the request (a Pod edited later leaves the definition alone)', () => {
+    const k: KubernetesBlock = { volumeMounts: [{ name: 'v', mountPath: '/v' }], volumes: [{ name: 'v', emptyDir: {} }], tolerations: [{ key: 'a', operator: 'Exists' }] };
+    const p = podOf({ kubernetes: k }).spec!;
+    p.containers[0]!.volumeMounts![2]!.mountPath = '/changed';
+    p.volumes![2]!.name = 'changed';
+    p.tolerations![0]!.key = 'changed';
+    p.volumes![2]!.emptyDir!.medium = 'Memory';
+    expect(k).toEqual({ volumeMounts: [{ name: 'v', mountPath: '/v' }], volumes: [{ name: 'v', emptyDir: {} }], tolerations: [{ key: 'a', operator: 'Exists' }] });
+  });
+});
+
+describe('stepPod with the DAG block and the step block merged', () => {
+  test('field by field: step lists replace, maps merge with the step winning', () => {
+    const dag: KubernetesBlock = {
+      resources: { limits: { memory: '1Gi' } }, labels: { team: 'a', tier: '1' }, nodeSelector: { zone: 'x' },
+      tolerations: [{ key: 'dag', operator: 'Exists' }], priorityClassName: 'low',
+    };
+    const step: KubernetesBlock = { labels: { tier: '2' }, nodeSelector: { disk: 'ssd' }, tolerations: [{ key: 'step', operator: 'Exists' }] };
+    const pod = podOf({ kubernetes: mergeKubernetes(dag, step)! });
+    expect(pod.metadata!.labels).toMatchObject({ team: 'a', tier: '2' });
+    expect(pod.spec!.nodeSelector).toEqual({ zone: 'x', disk: 'ssd' });
+    expect(pod.spec!.tolerations).toEqual([{ key: 'step', operator: 'Exists' }]);
+    expect(pod.spec!.containers[0]!.resources).toEqual({ limits: { memory: '1Gi' } });
+    expect(pod.spec!.priorityClassName).toBe('low');
+  });
+});
