@@ -5,6 +5,7 @@
 //	                        `kubectl logs` works) and appended to its log file while the step runs; signals
 //	                        are forwarded; the outcome is written to the result file before exiting with
 //	                        the step's exit code.
+//	svc-entry agent --dir D runs the steps of a run-scoped container as they are asked for (agent.go).
 //	svc-entry copy DEST     copies this binary to DEST (the init-container way of delivering it).
 //
 // Static, standard library only: it runs in any image, without a shell or Node there.
@@ -17,7 +18,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: svc-entry run [flags] | svc-entry copy DEST")
+		fail("usage: svc-entry run [flags] | svc-entry agent --dir DIR | svc-entry copy DEST")
 	}
 	switch os.Args[1] {
 	case "run":
@@ -26,6 +27,8 @@ func main() {
 			fail(err.Error())
 		}
 		os.Exit(run(opts))
+	case "agent":
+		os.Exit(runAgent(os.Args[2:]))
 	case "copy":
 		if len(os.Args) != 3 {
 			fail("usage: svc-entry copy DEST")

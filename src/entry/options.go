@@ -15,8 +15,10 @@ type Options struct {
 	Stdout, Stderr string     // log files (equal when the step's logOutput is merged)
 	Result         string     // where the outcome is written (JSON, atomically); optional
 	Commands       [][]string // argv of each command, run in order
-	ScriptEnv      string     // env var holding a script: written to a file whose path replaces ScriptArg
+	Script         string     // script text: written to a file whose path replaces ScriptArg
 	ScriptArg      int        // index in the first command's argv of the script path (-1: none)
+	Env            []string   // the commands' environment (nil: the entry's own)
+	Dir            string     // the commands' working directory ("": the entry's own)
 	StopSignal     syscall.Signal
 	Timeout        time.Duration // 0: none
 	Masks          []string      // values shown as ******* in every copy of the output
@@ -26,13 +28,13 @@ type Options struct {
 func parseRun(args []string) (*Options, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	o := &Options{ScriptArg: -1, StopSignal: syscall.SIGTERM, MaxLine: 64 * 1024}
-	var commands, stop, maskEnv string
+	var commands, stop, maskEnv, scriptEnv string
 	var timeoutMs int64
 	fs.StringVar(&o.Stdout, "stdout", "", "stdout log file")
 	fs.StringVar(&o.Stderr, "stderr", "", "stderr log file (the stdout one when merged)")
 	fs.StringVar(&o.Result, "result", "", "result file")
 	fs.StringVar(&commands, "commands", "", "JSON array of argv arrays")
-	fs.StringVar(&o.ScriptEnv, "script-env", "", "env var holding the script text")
+	fs.StringVar(&scriptEnv, "script-env", "", "env var holding the script text")
 	fs.IntVar(&o.ScriptArg, "script-arg", -1, "index of the script path in the first command")
 	fs.StringVar(&stop, "stop-signal", "SIGTERM", "signal the commands receive when the container is told to stop")
 	fs.Int64Var(&timeoutMs, "timeout-ms", 0, "the step's timeout")
@@ -63,6 +65,11 @@ func parseRun(args []string) (*Options, error) {
 				o.Masks = append(o.Masks, v)
 			}
 		}
+	}
+	if scriptEnv != "" {
+		o.Script = os.Getenv(scriptEnv)
+	} else {
+		o.ScriptArg = -1
 	}
 	if o.Stderr == "" {
 		o.Stderr = o.Stdout

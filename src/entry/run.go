@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -14,6 +15,7 @@ import (
 // The state shared by the signal handler and the command loop.
 type runner struct {
 	opts     *Options
+	files    []*os.File
 	out, err *Tee
 	mu       sync.Mutex
 	pgid     int            // the running command's process group (0 between commands)
@@ -22,21 +24,36 @@ type runner struct {
 }
 
 func run(o *Options) int {
-	stdoutFile, err := openLog(o.Stdout)
+	r, err := newRunner(o, os.Stdout, os.Stderr)
 	if err != nil {
 		fail(err.Error())
+	}
+	go r.forwardSignals()
+	return r.execute().ExitCode
+}
+
+// newRunner opens the step's log files; its output also goes to passOut and passErr.
+func newRunner(o *Options, passOut, passErr io.Writer) (*runner, error) {
+	stdoutFile, err := openLog(o.Stdout)
+	if err != nil {
+		return nil, err
 	}
 	stderrFile := stdoutFile
 	if o.Stderr != o.Stdout {
 		if stderrFile, err = openLog(o.Stderr); err != nil {
-			fail(err.Error())
+			return nil, err
 		}
 	}
-	r := &runner{opts: o, out: newTee(os.Stdout, stdoutFile, o.Masks, o.MaxLine), err: newTee(os.Stderr, stderrFile, o.Masks, o.MaxLine)}
+	return &runner{opts: o, files: []*os.File{stdoutFile, stderrFile}, out: newTee(passOut, stdoutFile, o.Masks, o.MaxLine), err: newTee(passErr, stderrFile, o.Masks, o.MaxLine)}, nil
+}
+
+// execute runs the commands (with the step's timeout) and records the result.
+func (r *runner) execute() Result {
+	o := r.opts
 	started := now()
-	go r.forwardSignals()
 	if o.Timeout > 0 {
-		time.AfterFunc(o.Timeout, r.timeout)
+		t := time.AfterFunc(o.Timeout, r.timeout)
+		defer t.Stop()
 	}
 	code, sig := r.commands()
 	r.out.Flush()
@@ -51,10 +68,15 @@ func run(o *Options) int {
 		res.Signal = signalName(r.stopped)
 	}
 	r.mu.Unlock()
+	for _, f := range r.files {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
 	if err := writeResult(o.Result, res); err != nil {
 		fmt.Fprintln(os.Stderr, "svc-entry: cannot record the result:", err)
 	}
-	return res.ExitCode
+	return res
 }
 
 func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
@@ -62,8 +84,8 @@ func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 // commands runs each command in turn until one fails, is signalled, or the step is stopped.
 func (r *runner) commands() (int, syscall.Signal) {
 	argvs := r.opts.Commands
-	if r.opts.ScriptEnv != "" && r.opts.ScriptArg >= 0 {
-		path, err := writeScript(os.Getenv(r.opts.ScriptEnv))
+	if r.opts.ScriptArg >= 0 {
+		path, err := writeScript(r.opts.Script)
 		if err != nil {
 			r.err.Note("cannot write the script: " + err.Error())
 			return 127, 0
@@ -98,6 +120,8 @@ func (r *runner) isStopped() bool {
 func (r *runner) one(argv []string) (int, syscall.Signal) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin = nil
+	cmd.Env = r.opts.Env
+	cmd.Dir = r.opts.Dir
 	cmd.Stdout = r.out
 	cmd.Stderr = r.err
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -145,16 +169,23 @@ func (r *runner) forwardSignals() {
 	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
 	for s := range ch {
 		sig := s.(syscall.Signal)
-		r.mu.Lock()
-		if sig == syscall.SIGTERM || sig == syscall.SIGINT {
+		r.signal(sig, sig == syscall.SIGTERM || sig == syscall.SIGINT)
+	}
+}
+
+// signal sends sig to the running command; `stop`: the step is being stopped (its stop signal is sent).
+func (r *runner) signal(sig syscall.Signal, stop bool) {
+	r.mu.Lock()
+	if stop {
+		if sig != syscall.SIGKILL {
 			sig = r.opts.StopSignal
-			r.stopped = sig
 		}
-		pgid := r.pgid
-		r.mu.Unlock()
-		if pgid > 0 {
-			_ = syscall.Kill(-pgid, sig)
-		}
+		r.stopped = sig
+	}
+	pgid := r.pgid
+	r.mu.Unlock()
+	if pgid > 0 {
+		_ = syscall.Kill(-pgid, sig)
 	}
 }
 

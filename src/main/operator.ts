@@ -14,14 +14,16 @@ import { KubeRunControls } from '../adapters/kube/run-controls.js';
 import { KubeRunStore, type RunChange } from '../adapters/kube/run-store.js';
 import { FsPodFiles } from '../adapters/launcher/pod/fs-files.js';
 import { PodLauncher } from '../adapters/launcher/pod/pod-launcher.js';
+import { AgentLauncher, containerSteps } from '../adapters/launcher/pod/agent-launcher.js';
+import type { PodSettings } from '../adapters/launcher/pod/pod-spec.js';
 import { PodWatch } from '../adapters/launcher/pod/pod-watch.js';
 import { NodeLeases } from '../adapters/launcher/pod/node-leases.js';
 import type { Config } from '../config/config.js';
 import type { OperatorConfig } from '../config/operator-config.js';
 import { DomainError } from '../core/errors.js';
 import type { EngineLogger } from '../core/ports/engine-ports.js';
-import { runKeyOf } from '../core/ports/run-store.js';
-import { RunStatus } from '../core/run/status.js';
+import { runKeyOf, type RunKey } from '../core/ports/run-store.js';
+import { RunStatus, isRunTerminal } from '../core/run/status.js';
 import type { EngineDeps } from '../engine/deps.js';
 import { StoreDagCatalog } from '../engine/services/dag-catalog.js';
 import { LaunchService } from '../engine/services/launch-service.js';
@@ -63,27 +65,28 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
   const logs = kubeFsLogs(config);
   const pods = new PodWatch(kc, namespace, warn('The step Pod watch failed; it restarts'));
   const nodes = new NodeLeases(kc, 3000, warn('Failed to read the Node Leases'));
+  const files = new FsPodFiles(logs);
+  const settings: PodSettings = {
+    namespace, stepImage: oc.stepImage, entryImage: oc.entryImage, entryDelivery: oc.entryDelivery, stopGraceSeconds: oc.stopGraceSeconds,
+    ...(oc.dataClaim ? { dataVolume: { claimName: oc.dataClaim, mountPath: config.dataDir } } : {}),
+  };
+  const owner = async (key: RunKey): Promise<{ name: string; uid: string }> => {
+    const run = await store.get(key);
+    if (!run) throw new Error(`dag-run ${key.dagRunId} of ${key.dagName} is gone`);
+    return { name: run.metadata.name, uid: run.metadata.uid };
+  };
   const shell = new PodLauncher(kc, pods, {
-    settings: {
-      namespace, stepImage: oc.stepImage, entryImage: oc.entryImage, entryDelivery: oc.entryDelivery, stopGraceSeconds: oc.stopGraceSeconds,
-      ...(oc.dataClaim ? { dataVolume: { claimName: oc.dataClaim, mountPath: config.dataDir } } : {}),
-    },
-    files: new FsPodFiles(logs),
-    retention: oc.podRetention,
-    owner: async (key) => {
-      const run = await store.get(key);
-      if (!run) throw new Error(`dag-run ${key.dagRunId} of ${key.dagName} is gone`);
-      return { name: run.metadata.name, uid: run.metadata.uid };
-    },
+    settings, files, owner, retention: oc.podRetention,
     onError: (what, e) => warn(`Failed to ${what}`)(e),
     nodes,
     onWaiting: (req, reason) => log.info(reason ? 'Step Pod is waiting' : 'Step Pod stopped waiting', { dag: req.identity.dagName, dagRunId: req.identity.dagRunId, step: req.identity.node, ...(reason ? { reason } : {}) }),
   });
+  const agent = new AgentLauncher(kc, pods, { settings, files, owner, agentDir: (req) => files.agentDir(req) });
   const elector = new LeaderElector(kc, { namespace, name: 'svc-operator', identity, leaseSeconds: oc.leaseSeconds, renewMs: Math.max(1000, Math.floor(oc.leaseSeconds * 1000 / 5)), retryMs: 1000, onError: warn('Lease request failed') });
   const events = new WatchedRunEvents();
   const clock = { now: () => Date.now() };
   const engine: EngineDeps = {
-    store, logs, launchers: { shell, hitl: hitlLauncher }, events, ownership: new LeaderOwnership(elector, identity), controls: new KubeRunControls(kc, namespace),
+    store, logs, launchers: { shell, hitl: hitlLauncher, container: containerSteps(shell, agent) }, events, ownership: new LeaderOwnership(elector, identity), controls: new KubeRunControls(kc, namespace),
     secrets: new BuiltinSecretProvider(), dags: dagSource(dags), clock, ids: timeIds(clock.now), log,
     // The operator's own environment is not the steps': their images bring theirs.
     systemEnv: {}, cwd: '/', defaultShell: ['/bin/sh'], implicitDotenv: false,
@@ -100,6 +103,10 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
   const onChange = (c: RunChange): void => {
     if (c.type === 'delete') return;
     const key = runKeyOf(c.run);
+    const box = c.run.spec.definition.container;
+    if (box && isRunTerminal(c.run.status.run.status)) {
+      void agent.endRun({ ...key, attemptId: c.run.status.attemptId }, box.keepContainer).catch(warn('Failed to remove a run\'s container Pod'));
+    }
     queues.observe(c.run);
     if (c.specChanged) events.notify(key);
     // A run the API accepted: drive it now (a queued one waits for the queue processor).

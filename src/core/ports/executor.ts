@@ -1,5 +1,5 @@
 import type { ExecRef, ExecResult } from '../run/state.js';
-import type { KubernetesBlock, StepDefinition } from '../spec/types.js';
+import type { ContainerConfig, KubernetesBlock, StepDefinition } from '../spec/types.js';
 import type { ExecIdentity } from '../naming.js';
 
 /** Everything an executor needs; commands and env are already expanded by the engine. */
@@ -35,6 +35,8 @@ export interface ExecRequest {
   workerSelector?: Record<string, string>;
   /** The DAG's kubernetes block with the step's over it (spec/kubernetes.ts mergeKubernetes); Pods only. */
   kubernetes?: KubernetesBlock;
+  /** The DAG-level container the step runs inside (SPEC 2.5), when the step names no container of its own. */
+  container?: ContainerConfig;
 }
 
 /** The outcome of an execution whose process was lost with the engine that started it. */

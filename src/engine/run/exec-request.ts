@@ -71,6 +71,7 @@ export async function buildRequest(scope: RequestScope, target: { node: NodeStat
     ...(step.script !== undefined ? { script: step.type === 'shell' ? sh(step.script) : x(step.script) } : {}),
     ...(Object.keys(selector).length > 0 ? { workerSelector: selector } : {}),
     ...(kubernetes ? { kubernetes } : {}),
+    ...(step.type === 'container' && !step.container && def.container ? { container: def.container } : {}),
   };
   return { req, lookup };
 }

@@ -21,6 +21,11 @@ export class FsPodFiles implements PodFiles {
     return { stdout: f.stdout, stderr: f.stderr, result: join(dirname(f.recordFile), 'results', `${f.recordKey}.json`) };
   }
 
+  /** The agent directory of the run attempt's container (requests, signals), beside its logs. */
+  agentDir(req: ExecRequest): string {
+    return join(dirname(dirname(dirname(this.paths(req).result))), 'agent');
+  }
+
   hasResult(req: ExecRequest): boolean {
     return existsSync(this.paths(req).result);
   }

@@ -14,10 +14,11 @@ import type { ExecResult } from '../../../core/run/state.js';
 import type { RunKey } from '../../../core/ports/run-store.js';
 import { execName } from '../../../core/naming.js';
 import { FIELD_MANAGER, kubeError } from '../../kube/client.js';
-import { fromEntry, podOutcome, podWaitReason as waitReason, type EntryResult } from './outcome.js';
+import { podOutcome, podWaitReason as waitReason, type EntryResult } from './outcome.js';
 import { stepPod, type PodFilePaths, type PodSettings } from './pod-spec.js';
 import type { PodWatch } from './pod-watch.js';
 import type { NodeLeases } from './node-leases.js';
+import { harvestResult } from './harvest.js';
 
 /** Where an execution's files are, for the operator and (the same paths) for its Pod. */
 export interface PodFiles {
@@ -173,20 +174,10 @@ export class PodLauncher implements Launcher {
 
   /** Keeps the outcome, reads the captured output, and removes the Pod unless retention keeps it. */
   private async harvest(req: ExecRequest, name: string, r: EntryResult): Promise<ExecResult> {
-    if (!this.opts.files.hasResult(req)) await this.opts.files.writeResult(req, r);
-    const result = fromEntry(r);
-    if (req.capture && !result.error) Object.assign(result, await this.captured(req));
+    const result = await harvestResult(this.opts.files, req, r);
     const keep = this.opts.retention === 'all' || (this.opts.retention === 'failed' && r.exitCode !== 0);
     if (!keep && this.watch.get(name)) void this.deletePod(name, 0);
     return result;
-  }
-
-  /** `output:` and probes: stdout whole (unlogged: then discarded) or trimmed, within maxOutputSize. */
-  private async captured(req: ExecRequest): Promise<Partial<ExecResult>> {
-    const text = (await this.opts.files.readStdout(req, req.maxOutputSize + 1)) ?? '';
-    if (req.unlogged) await this.opts.files.discard(req);
-    if (Buffer.byteLength(text) > req.maxOutputSize) return { exitCode: 1, error: `output exceeded maximum size limit (${req.maxOutputSize} bytes)` };
-    return { output: req.unlogged ? text : text.trim() };
   }
 
   private async deletePod(name: string, graceSeconds: number): Promise<void> {

@@ -149,3 +149,28 @@ describe('stepPod with the DAG block and the step block merged', () => {
     expect(pod.spec!.priorityClassName).toBe('low');
   });
 });
+
+describe('stepPod of a step with its own container', () => {
+  test('the container\'s image, its env before the step\'s (which wins), its workingDir when the step names none', () => {
+    const step = { name: 'build', signalOnStop: 'SIGTERM', container: { image: 'alpine:3.20', env: ['FROM=box', 'A=box'], workingDir: '/src' } };
+    const c = podOf({ step: step as unknown as ExecRequest['step'] }).spec!.containers[0]!;
+    expect(c.image).toBe('alpine:3.20');
+    expect(c.env!.map((e) => `${e.name}=${e.value}`)).toEqual(['FROM=box', 'A=box', 'A=1']);
+    expect(c.workingDir).toBe('/src');
+    expect(podOf().spec!.containers[0]!.image).toBe('debian:stable-slim');
+  });
+});
+
+describe('the run-scoped container Pod of a DAG-level container', () => {
+  test('the DAG\'s image, env, workingDir and user; the entry binary\'s agent as PID 1; owned by the run', async () => {
+    const { runPod, runPodIdentity } = await import('./run-pod.js');
+    const id = runPodIdentity({ dagName: 'dag', dagRunId: 'r1', attemptId: 'a1' });
+    const pod = runPod(id, { image: 'python:3.13', env: ['X=1'], workingDir: '/work', user: '1000', pullPolicy: 'always' } as never, '/var/lib/svc/agent', owner, settings);
+    const c = pod.spec!.containers[0]!;
+    expect(c).toMatchObject({ image: 'python:3.13', env: [{ name: 'X', value: '1' }], workingDir: '/work', securityContext: { runAsUser: 1000 }, imagePullPolicy: 'Always' });
+    expect(c.command).toEqual(['/.svc/usr/local/bin/svc-entry', 'agent', '--dir', '/var/lib/svc/agent']);
+    expect(pod.metadata!.labels).toMatchObject({ 'svc.io/component': 'run-container', 'svc.io/run': 'run-1' });
+    expect(pod.metadata!.ownerReferences![0]).toMatchObject({ kind: 'DagRun', name: 'run-1', uid: 'uid-1', controller: true });
+    expect(pod.spec!.volumes!.map((v) => v.name)).toEqual(['svc-entry', 'svc-data']);
+  });
+});

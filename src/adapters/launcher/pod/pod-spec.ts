@@ -17,7 +17,8 @@ import { API_VERSION } from '../../../core/resources.js';
 
 /** Labels of every step Pod (the operator's informer selects `svc.io/component=step`). */
 export const POD_LABELS = { component: 'svc.io/component', run: 'svc.io/run', step: 'svc.io/step', attempt: 'svc.io/attempt', managedBy: 'app.kubernetes.io/managed-by' } as const;
-export const STEP_SELECTOR = `${POD_LABELS.component}=step`;
+/** The Pods the operator watches: step Pods and run-scoped container Pods. */
+export const STEP_SELECTOR = `${POD_LABELS.component} in (step,run-container)`;
 export const STEP_CONTAINER = 'step';
 /** The exact identity of the execution, as JSON. */
 export const IDENTITY_ANNOTATION = 'svc.io/exec-identity';
@@ -65,14 +66,15 @@ export function stepPod(req: ExecRequest, owner: { name: string; uid: string }, 
   const k = structuredClone(req.kubernetes ?? {});
   const container: V1Container = {
     name: STEP_CONTAINER,
-    image: s.stepImage,
+    // A step-level `container` (SPEC 2.5) names the step's image, env and working directory.
+    image: req.step.container?.image ?? s.stepImage,
     command: [entryPath(s.entryDelivery), 'run', ...entryArgs(req, files, secret !== undefined)],
-    env,
+    env: [...containerEnv(req.step.container?.env ?? []), ...env],
     // The operator's runs default to `/`: a step that names no directory runs in its image's WORKDIR.
-    ...(req.workingDir && req.workingDir !== '/' ? { workingDir: req.workingDir } : {}),
+    ...(req.workingDir && req.workingDir !== '/' ? { workingDir: req.workingDir } : req.step.container?.workingDir ? { workingDir: req.step.container.workingDir } : {}),
     ...(k.resources ? { resources: k.resources } : {}),
     ...(k.securityContext ? { securityContext: k.securityContext } : {}),
-    volumeMounts: [...mounts(s), ...(k.volumeMounts ?? [])],
+    volumeMounts: [...entryMounts(s), ...(k.volumeMounts ?? [])],
   };
   const timeoutSeconds = req.timeoutMs > 0 ? Math.ceil(req.timeoutMs / 1000) : 0;
   const nodeSelector = { ...k.nodeSelector, ...req.workerSelector };
@@ -89,7 +91,7 @@ export function stepPod(req: ExecRequest, owner: { name: string; uid: string }, 
       ...scheduling(k),
       ...(s.entryDelivery === 'init-container' ? { initContainers: [copyEntry(s.entryImage)] } : {}),
       containers: [container],
-      volumes: [...volumes(s), ...(k.volumes ?? [])],
+      volumes: [...entryVolumes(s), ...(k.volumes ?? [])],
     },
   };
   return { pod, ...(secret ? { secret } : {}) };
@@ -134,7 +136,8 @@ function podMetadata(req: ExecRequest, name: string, namespace: string, owner: {
   };
 }
 
-function entryPath(d: EntryDelivery): string {
+/** Where the step container finds the entry binary. */
+export function entryPath(d: EntryDelivery): string {
   return d === 'image-volume' ? `${ENTRY_MOUNT}${ENTRY_IN_IMAGE}` : `${ENTRY_MOUNT}/svc-entry`;
 }
 
@@ -184,17 +187,28 @@ function podEnv(req: ExecRequest, name: string, namespace: string, owner: { name
   return { env, secret };
 }
 
-function copyEntry(image: string): V1Container {
+/** The init container that copies the entry binary in (`init-container` delivery). */
+export function copyEntry(image: string): V1Container {
   return { name: 'svc-entry', image, command: [ENTRY_IN_IMAGE, 'copy', `${ENTRY_MOUNT}/svc-entry`], volumeMounts: [{ name: 'svc-entry', mountPath: ENTRY_MOUNT }] };
 }
 
-function volumes(s: PodSettings): V1Volume[] {
+/** svc's own volumes: the entry binary, and the data volume when there is one. */
+export function entryVolumes(s: PodSettings): V1Volume[] {
   const entry: V1Volume = s.entryDelivery === 'image-volume'
     ? { name: 'svc-entry', image: { reference: s.entryImage, pullPolicy: 'IfNotPresent' } }
     : { name: 'svc-entry', emptyDir: {} };
   return [entry, ...(s.dataVolume ? [{ name: 'svc-data', persistentVolumeClaim: { claimName: s.dataVolume.claimName } }] : [])];
 }
 
-function mounts(s: PodSettings): V1VolumeMount[] {
+/** Where svc's own volumes are mounted in the step container. */
+export function entryMounts(s: PodSettings): V1VolumeMount[] {
   return [{ name: 'svc-entry', mountPath: ENTRY_MOUNT, readOnly: true }, ...(s.dataVolume ? [{ name: 'svc-data', mountPath: s.dataVolume.mountPath }] : [])];
+}
+
+/** A container's `env` (KEY=VALUE items) as the Pod's env; the step's own variables come after and win. */
+export function containerEnv(items: string[]): V1EnvVar[] {
+  return items.map((kv) => {
+    const eq = kv.indexOf('=');
+    return eq > 0 ? { name: kv.slice(0, eq), value: kv.slice(eq + 1) } : { name: kv, value: '' };
+  });
 }

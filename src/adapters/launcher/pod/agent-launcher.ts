@@ -1,0 +1,172 @@
+/**
+ * Steps of a DAG-level `container` (SPEC 2.5): each runs inside the run's one container Pod (run-pod.ts),
+ * whose agent (the entry binary) takes requests from files on the shared data volume and writes the same
+ * logs and result files a step Pod's entry writes. The operator writes a request, then waits for the
+ * result (or for the Pod to die). Steps of a step-level `container` (or `image`) are ordinary step Pods.
+ * - recordsStarts: a request file, then the result file, records that an execution began.
+ * - signal(): a signal file the agent reads (`stop`: the step's signalOnStop).
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, rm, writeFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ApiException, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { ExecRequest, Launcher, RunningExec } from '../../../core/ports/executor.js';
+import type { ContainerConfig } from '../../../core/spec/types.js';
+import { commandArgvs } from '../../../core/exec-argv.js';
+import { execName } from '../../../core/naming.js';
+import { FIELD_MANAGER, kubeError } from '../../kube/client.js';
+import { podOutcome, type EntryResult } from './outcome.js';
+import { harvestResult } from './harvest.js';
+import type { ExecResult } from '../../../core/run/state.js';
+import type { PodFiles } from './pod-launcher.js';
+import type { PodSettings } from './pod-spec.js';
+import type { PodWatch } from './pod-watch.js';
+import { runPod, runPodIdentity } from './run-pod.js';
+
+export interface AgentLauncherOptions {
+  settings: PodSettings;
+  files: PodFiles;
+  owner(key: { dagName: string; dagRunId: string }): Promise<{ name: string; uid: string }>;
+  /** The agent directory of a run attempt, on the shared volume. */
+  agentDir(req: ExecRequest): string;
+  /** How often a waiting execution looks for its result file. */
+  pollMs?: number;
+}
+
+const SCRIPT_PLACEHOLDER = '\u0000script';
+
+export class AgentLauncher implements Launcher {
+  readonly recordsStarts = true;
+  private readonly api: CoreV1Api;
+
+  constructor(kc: KubeConfig, private readonly watch: PodWatch, private readonly opts: AgentLauncherOptions) {
+    this.api = kc.makeApiClient(CoreV1Api);
+  }
+
+  private requestFile(req: ExecRequest): string {
+    return join(this.opts.agentDir(req), 'requests', `${execName(req.identity)}.json`);
+  }
+
+  begun(req: ExecRequest): boolean {
+    return this.opts.files.hasResult(req) || existsSync(this.requestFile(req));
+  }
+
+  async ensure(req: ExecRequest, o: { fresh: boolean }): Promise<RunningExec | undefined> {
+    const container = req.container;
+    if (!container) throw new Error('a step of a DAG-level container without the DAG\'s container');
+    if (container.exec !== undefined) throw new Error(`container exec mode (a running Docker container "${container.exec}") is not available on Kubernetes: give the container an image`);
+    if (!o.fresh) {
+      const recorded = await this.opts.files.readResult(req);
+      if (recorded) return { result: this.harvest(req, recorded), signal: () => undefined };
+      if (!existsSync(this.requestFile(req)) && !this.runPodAlive(req)) return undefined;
+    } else {
+      await this.ensureRunPod(req, container);
+      await this.request(req);
+    }
+    return this.follow(req);
+  }
+
+  /** A finished run's container Pod goes, unless the DAG keeps it (`keepContainer`). */
+  async endRun(run: { dagName: string; dagRunId: string; attemptId: string }, keep: boolean): Promise<void> {
+    const name = execName(runPodIdentity(run));
+    if (keep || !this.watch.get(name)) return;
+    try {
+      await this.api.deleteNamespacedPod({ name, namespace: this.opts.settings.namespace });
+    } catch (e) {
+      if (!(e instanceof ApiException && e.code === 404)) throw kubeError(e, `pods/${name}`);
+    }
+  }
+
+  private runPodName(req: ExecRequest): string {
+    return execName(runPodIdentity(req.identity));
+  }
+
+  private runPodAlive(req: ExecRequest): boolean {
+    const pod = this.watch.get(this.runPodName(req));
+    return pod !== undefined && !podOutcome(pod);
+  }
+
+  private async ensureRunPod(req: ExecRequest, c: ContainerConfig): Promise<void> {
+    if (this.watch.get(this.runPodName(req))) return;
+    const owner = await this.opts.owner(req.identity);
+    const body = runPod(runPodIdentity(req.identity), c, this.opts.agentDir(req), owner, this.opts.settings);
+    try {
+      await this.api.createNamespacedPod({ namespace: this.opts.settings.namespace, body, fieldManager: FIELD_MANAGER });
+    } catch (e) {
+      if (e instanceof ApiException && e.code === 409) return;
+      throw kubeError(e, `pods/${body.metadata!.name}`);
+    }
+  }
+
+  /** The request, written atomically (the agent never reads half of one). */
+  private async request(req: ExecRequest): Promise<void> {
+    const argvs = commandArgvs(req, req.script !== undefined ? SCRIPT_PLACEHOLDER : undefined);
+    const scriptArg = req.script !== undefined ? argvs[0]!.indexOf(SCRIPT_PLACEHOLDER) : -1;
+    const paths = this.opts.files.paths(req);
+    const body = {
+      id: execName(req.identity), stdout: paths.stdout, stderr: paths.stderr, result: paths.result,
+      commands: scriptArg >= 0 ? [argvs[0]!.map((a, i) => (i === scriptArg ? '' : a)), ...argvs.slice(1)] : argvs,
+      ...(req.script !== undefined ? { script: req.script } : {}), scriptArg,
+      stopSignal: req.step.signalOnStop || 'SIGTERM', timeoutMs: req.timeoutMs, masks: req.secrets.filter(Boolean), env: req.env,
+      workingDir: req.workingDir && req.workingDir !== '/' ? req.workingDir : '',
+    };
+    const file = this.requestFile(req);
+    await mkdir(join(this.opts.agentDir(req), 'requests'), { recursive: true });
+    await mkdir(join(this.opts.agentDir(req), 'signals'), { recursive: true });
+    await writeFile(`${file}.tmp`, JSON.stringify(body), { mode: 0o600 });
+    await rename(`${file}.tmp`, file);
+  }
+
+  private follow(req: ExecRequest): RunningExec {
+    let stopping: string | undefined;
+    const result = new Promise<EntryResult>((resolve) => {
+      const timer = setInterval(() => void check(), this.opts.pollMs ?? 50);
+      let done = false;
+      const check = async (): Promise<void> => {
+        if (done) return;
+        const r = await this.opts.files.readResult(req).catch(() => undefined);
+        const dead = !r && !this.runPodAlive(req) && this.watch.isSynced ? this.deadPodResult(req, stopping) : undefined;
+        if (!r && !dead) return;
+        done = true;
+        clearInterval(timer);
+        resolve(r ?? dead!);
+      };
+      void check();
+    });
+    return {
+      result: result.then((r) => this.harvest(req, r)),
+      signal: (sig) => {
+        stopping = sig;
+        const file = join(this.opts.agentDir(req), 'signals', execName(req.identity));
+        void writeFile(file, sig === 'SIGKILL' ? 'SIGKILL' : 'stop').catch(() => undefined);
+      },
+    };
+  }
+
+  /** The run's container is gone (or never started) while the step waited for it. */
+  private deadPodResult(req: ExecRequest, stopping: string | undefined): EntryResult {
+    const pod = this.watch.get(this.runPodName(req));
+    const end = pod ? podOutcome(pod) : undefined;
+    if (stopping) return { exitCode: 137, signal: stopping, error: `signal: ${stopping}` };
+    return { exitCode: 1, error: `the run's container Pod ${this.runPodName(req)} ${pod ? `ended (${end?.error ?? 'exit 0'})` : 'is gone'} before the step finished` };
+  }
+
+  private async harvest(req: ExecRequest, r: EntryResult): Promise<ExecResult> {
+    const result = await harvestResult(this.opts.files, req, r);
+    await rm(this.requestFile(req), { force: true });
+    return result;
+  }
+}
+
+/**
+ * The launcher of `container` steps: a step with its own container (or image) is a step Pod of that
+ * image; a step of a DAG-level container runs in the run's container Pod.
+ */
+export function containerSteps(stepPods: Launcher, agent: AgentLauncher): Launcher {
+  const of = (req: ExecRequest): Launcher => (req.container ? agent : stepPods);
+  return {
+    recordsStarts: true,
+    begun: (req) => of(req).begun(req),
+    ensure: (req, o) => of(req).ensure(req, o),
+  };
+}
