@@ -79,6 +79,30 @@ describeCluster('the operator runs DagRuns as Pods', () => {
     expect(children.map((c: any) => c.status.run.outputs.out).sort()).toEqual(['child x', 'child y']);
   });
 
+  test('user code the engine evaluates runs in Pods too: backquotes, preconditions, repeat conditions, parallel items', async () => {
+    // SVC_TESTBED_NODE exists only in a Pod's environment (the test bed's agents set it), never in the
+    // operator's; printenv reads it where the command runs (a $VAR would be expanded by the engine first).
+    srv.dag('probed', [
+      'env:', '  - WHERE: "`printenv SVC_TESTBED_NODE`"', '  - ITEMS: "`printenv SVC_TESTBED_NODE >/dev/null && echo p q`"',
+      'preconditions:', '  - condition: "`printenv SVC_TESTBED_NODE`"', '    expected: "re:^node-[ab]$"',
+      'steps:',
+      '  - name: env', '    command: echo "in-$WHERE"', '    output: WHERE_OUT',
+      '  - name: skipped', '    depends: []', '    command: echo never', '    preconditions:', '      - condition: "`printenv SVC_TESTBED_NODE`"', '        expected: operator',
+      '  - name: poll', '    depends: []', '    command: echo tick', '    repeatPolicy:', '      repeat: until', '      condition: printenv SVC_TESTBED_NODE', '      intervalSec: 0', '      limit: 3',
+      '  - name: items', '    depends: []', '    call: each', '    parallel: ${ITEMS}', '    params: "WHO=${ITEM}"',
+      '---', 'name: each', 'params: [WHO=x]', 'steps:', '  - name: say', '    command: echo "$WHO"',
+    ].join('\n'));
+    const id = await start(srv, 'probed');
+    const run = await finished(srv, 'probed', id);
+    const node = (n: string) => run.nodes.find((x: any) => x.step.name === n);
+    expect(run.statusLabel).toBe('succeeded');
+    expect(node('env').output).toMatch(/^in-node-[ab]$/);
+    expect(node('skipped').statusLabel).toBe('skipped');
+    expect(node('poll').doneCount).toBe(1);
+    expect(node('items').statusLabel).toBe('succeeded');
+    expect(node('items').subRuns).toHaveLength(2);
+  });
+
   test('a step that exits non-zero is retried by its retryPolicy, in a new Pod', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-op-'));
     srv.dag('flaky', [
