@@ -18,12 +18,13 @@ export class FsPodFiles implements PodFiles {
 
   paths(req: ExecRequest): PodFilePaths {
     const f = this.logs.execFiles(req.identity, req.merged);
-    return { stdout: f.stdout, stderr: f.stderr, result: join(dirname(f.recordFile), 'results', `${f.recordKey}.json`) };
+    const exec = dirname(f.recordFile);
+    return { stdout: f.stdout, stderr: f.stderr, result: join(exec, 'results', `${f.recordKey}.json`), root: dirname(exec) };
   }
 
   /** The agent directory of the run attempt's container (requests, signals), beside its logs. */
   agentDir(req: ExecRequest): string {
-    return join(dirname(dirname(dirname(this.paths(req).result))), 'agent');
+    return join(this.paths(req).root, 'agent');
   }
 
   hasResult(req: ExecRequest): boolean {

@@ -9,7 +9,7 @@ const settings: PodSettings = {
   dataVolume: { claimName: 'svc-data', mountPath: '/var/lib/svc' }, serviceAccountName: 'svc-steps', stopGraceSeconds: 30,
 };
 const owner = { name: 'run-1', uid: 'uid-1' };
-const files = { stdout: '/var/lib/svc/out', stderr: '/var/lib/svc/err', result: '/var/lib/svc/result' };
+const files = { stdout: '/var/lib/svc/runs/r/attempts/a1/logs/out', stderr: '/var/lib/svc/runs/r/attempts/a1/logs/err', result: '/var/lib/svc/runs/r/attempts/a1/exec/results/build.0.json', root: '/var/lib/svc/runs/r/attempts/a1' };
 
 function request(extra: Partial<ExecRequest> = {}): ExecRequest {
   return {
@@ -33,6 +33,8 @@ describe('stepPod without a kubernetes block', () => {
     expect(spec.nodeSelector).toEqual({ pool: 'a' });
     expect(spec.volumes!.map((v) => v.name)).toEqual(['svc-entry', 'svc-data']);
     expect(spec.containers[0]!.volumeMounts!.map((m) => m.name)).toEqual(['svc-entry', 'svc-data']);
+    // Of the data volume, only the run attempt's directory, where the operator sees it.
+    expect(spec.containers[0]!.volumeMounts![1]).toEqual({ name: 'svc-data', mountPath: '/var/lib/svc/runs/r/attempts/a1', subPath: 'runs/r/attempts/a1' });
     for (const k of ['tolerations', 'affinity', 'imagePullSecrets', 'securityContext', 'priorityClassName'] as const) expect(spec[k]).toBeUndefined();
     expect(spec.containers[0]!.resources).toBeUndefined();
     expect(spec.containers[0]!.securityContext).toBeUndefined();
@@ -73,7 +75,7 @@ describe('stepPod with a kubernetes block', () => {
     expect(container.securityContext).toEqual({ runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
     expect(container.volumeMounts).toEqual([
       { name: 'svc-entry', mountPath: '/.svc', readOnly: true },
-      { name: 'svc-data', mountPath: '/var/lib/svc' },
+      { name: 'svc-data', mountPath: '/var/lib/svc/runs/r/attempts/a1', subPath: 'runs/r/attempts/a1' },
       { name: 'cfg', mountPath: '/etc/app', readOnly: true },
       { name: 'tmp', mountPath: '/tmp', subPath: 'x' },
     ]);
@@ -165,10 +167,11 @@ describe('the run-scoped container Pod of a DAG-level container', () => {
   test('the DAG\'s image, env, workingDir and user; the entry binary\'s agent as PID 1; owned by the run', async () => {
     const { runPod, runPodIdentity } = await import('./run-pod.js');
     const id = runPodIdentity({ dagName: 'dag', dagRunId: 'r1', attemptId: 'a1' });
-    const pod = runPod(id, { image: 'python:3.13', env: ['X=1'], workingDir: '/work', user: '1000', pullPolicy: 'always' } as never, '/var/lib/svc/agent', owner, settings);
+    const pod = runPod(id, { image: 'python:3.13', env: ['X=1'], workingDir: '/work', user: '1000', pullPolicy: 'always' } as never, '/var/lib/svc/runs/r/attempts/a1/agent', owner, settings);
     const c = pod.spec!.containers[0]!;
     expect(c).toMatchObject({ image: 'python:3.13', env: [{ name: 'X', value: '1' }], workingDir: '/work', securityContext: { runAsUser: 1000 }, imagePullPolicy: 'Always' });
-    expect(c.command).toEqual(['/.svc/usr/local/bin/svc-entry', 'agent', '--dir', '/var/lib/svc/agent']);
+    expect(c.command).toEqual(['/.svc/usr/local/bin/svc-entry', 'agent', '--dir', '/var/lib/svc/runs/r/attempts/a1/agent']);
+    expect(c.volumeMounts![1]).toEqual({ name: 'svc-data', mountPath: '/var/lib/svc/runs/r/attempts/a1', subPath: 'runs/r/attempts/a1' });
     expect(pod.metadata!.labels).toMatchObject({ 'svc.io/component': 'run-container', 'svc.io/run': 'run-1' });
     expect(pod.metadata!.ownerReferences![0]).toMatchObject({ kind: 'DagRun', name: 'run-1', uid: 'uid-1', controller: true });
     expect(pod.spec!.volumes!.map((v) => v.name)).toEqual(['svc-entry', 'svc-data']);

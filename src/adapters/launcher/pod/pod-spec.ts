@@ -9,6 +9,7 @@
  * metadata, volumes and security settings; svc's own labels, annotations and volumes always win.
  */
 import type { V1Container, V1EnvVar, V1Pod, V1PodSpec, V1Secret, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import { isAbsolute, relative } from 'node:path';
 import type { ExecRequest } from '../../../core/ports/executor.js';
 import type { KubernetesBlock } from '../../../core/spec/types.js';
 import { commandArgvs } from '../../../core/exec-argv.js';
@@ -50,6 +51,8 @@ export interface PodFilePaths {
   stdout: string;
   stderr: string;
   result: string;
+  /** The directory holding all of them (the run attempt's): all of the data volume a step Pod mounts. */
+  root: string;
 }
 
 export interface StepPod {
@@ -74,7 +77,7 @@ export function stepPod(req: ExecRequest, owner: { name: string; uid: string }, 
     ...(req.workingDir && req.workingDir !== '/' ? { workingDir: req.workingDir } : req.step.container?.workingDir ? { workingDir: req.step.container.workingDir } : {}),
     ...(k.resources ? { resources: k.resources } : {}),
     ...(k.securityContext ? { securityContext: k.securityContext } : {}),
-    volumeMounts: [...entryMounts(s), ...(k.volumeMounts ?? [])],
+    volumeMounts: [...entryMounts(s, files.root), ...(k.volumeMounts ?? [])],
   };
   const timeoutSeconds = req.timeoutMs > 0 ? Math.ceil(req.timeoutMs / 1000) : 0;
   const nodeSelector = { ...k.nodeSelector, ...req.workerSelector };
@@ -200,9 +203,17 @@ export function entryVolumes(s: PodSettings): V1Volume[] {
   return [entry, ...(s.dataVolume ? [{ name: 'svc-data', persistentVolumeClaim: { claimName: s.dataVolume.claimName } }] : [])];
 }
 
-/** Where svc's own volumes are mounted in the step container. */
-export function entryMounts(s: PodSettings): V1VolumeMount[] {
-  return [{ name: 'svc-entry', mountPath: ENTRY_MOUNT, readOnly: true }, ...(s.dataVolume ? [{ name: 'svc-data', mountPath: s.dataVolume.mountPath }] : [])];
+/**
+ * Where svc's own volumes are mounted in the step container: the entry binary, and of the data volume only
+ * `root` (the run attempt's directory), at the path the operator sees it: a step can write its own run's
+ * logs and results, and nothing else of svc's state.
+ */
+export function entryMounts(s: PodSettings, root: string): V1VolumeMount[] {
+  const entry: V1VolumeMount = { name: 'svc-entry', mountPath: ENTRY_MOUNT, readOnly: true };
+  if (!s.dataVolume) return [entry];
+  const sub = relative(s.dataVolume.mountPath, root);
+  const inside = sub !== '' && !sub.startsWith('..') && !isAbsolute(sub);
+  return [entry, inside ? { name: 'svc-data', mountPath: root, subPath: sub } : { name: 'svc-data', mountPath: s.dataVolume.mountPath }];
 }
 
 /** A container's `env` (KEY=VALUE items) as the Pod's env; the step's own variables come after and win. */

@@ -3,6 +3,7 @@
  * kept alive for the run; its PID 1 is the svc entry binary's agent, which runs each step inside it as
  * the operator asks (agent-launcher.ts). One per run attempt, named from it, owned by the DagRun.
  */
+import { dirname } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { ContainerConfig } from '../../../core/spec/types.js';
 import { execName, labelValue, SVC_LABELS, type ExecIdentity } from '../../../core/naming.js';
@@ -35,7 +36,7 @@ export function runPod(id: ExecIdentity, c: ContainerConfig, agentDir: string, o
         ...(c.workingDir ? { workingDir: c.workingDir } : {}),
         ...(uid !== undefined ? { securityContext: { runAsUser: uid } } : {}),
         ...(c.pullPolicy ? { imagePullPolicy: ({ always: 'Always', missing: 'IfNotPresent', never: 'Never' } as const)[c.pullPolicy] } : {}),
-        volumeMounts: entryMounts(s),
+        volumeMounts: entryMounts(s, dirname(agentDir)),
       }],
       volumes: entryVolumes(s),
     },
