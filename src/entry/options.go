@@ -22,6 +22,7 @@ type Options struct {
 	StopSignal     syscall.Signal
 	Timeout        time.Duration // 0: none
 	Masks          []string      // values shown as ******* in every copy of the output
+	Quiet          bool          // no copy to the container's streams (output that only its result may carry)
 	MaxLine        int
 }
 
@@ -39,6 +40,7 @@ func parseRun(args []string) (*Options, error) {
 	fs.StringVar(&stop, "stop-signal", "SIGTERM", "signal the commands receive when the container is told to stop")
 	fs.Int64Var(&timeoutMs, "timeout-ms", 0, "the step's timeout")
 	fs.StringVar(&maskEnv, "mask-env", "", "comma-separated env vars holding values to mask, one per line")
+	fs.BoolVar(&o.Quiet, "quiet", false, "do not pass the output through to the container's streams")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

@@ -24,7 +24,11 @@ type runner struct {
 }
 
 func run(o *Options) int {
-	r, err := newRunner(o, os.Stdout, os.Stderr)
+	var passOut, passErr io.Writer = os.Stdout, os.Stderr
+	if o.Quiet {
+		passOut, passErr = io.Discard, io.Discard
+	}
+	r, err := newRunner(o, passOut, passErr)
 	if err != nil {
 		fail(err.Error())
 	}

@@ -4,7 +4,7 @@
  * step that cannot be placed and says why, stop, logs kept apart and kept after the Pods are gone, and
  * kubectl logs of a kept Pod.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually, type TestServer } from '../helpers/server.js';
@@ -170,6 +170,39 @@ describeCluster('the operator runs DagRuns as Pods', () => {
     const run = await finished(srv, 'long', id, 30_000);
     expect(run.statusLabel).toBe('aborted');
     expect((await srv.get(`/dag-runs/long/${id}/steps/wait/log?stream=stdout`)).body.content).toBe('started\ngot-usr1');
+  });
+});
+
+describeCluster('secrets in step Pods', () => {
+  const srv = kubeServer({ SVC_POD_RETENTION: 'all' });
+  beforeAll(() => srv.start());
+  afterAll(() => srv.stop());
+
+  test('a file secret read in a Pod reaches the step through a Secret, never in the Pod spec; masked in every log', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-secret-'));
+    const value = 'hunter2-kube-secret';
+    writeFileSync(join(dir, 'token'), `${value}\n`);
+    srv.dag('secretive', [
+      'secrets:', `  - { name: TOKEN, provider: file, key: ${join(dir, 'token')} }`,
+      'steps:', '  - name: leak', '    command: sh -c \'echo "token=$TOKEN"; echo "err $TOKEN" >&2\'',
+    ].join('\n'));
+    const id = await start(srv, 'secretive');
+    expect((await finished(srv, 'secretive', id)).statusLabel).toBe('succeeded');
+    const log = async (stream: string) => (await srv.get(`/dag-runs/secretive/${id}/steps/leak/log?stream=${stream}`)).body.content;
+    expect(await log('stdout')).toBe('token=*******');
+    expect(await log('stderr')).toBe('err *******');
+    const ns = srv.server.namespace!;
+    const pod = (await stepPods(ns)).find((p) => p.metadata.labels['svc.io/dag-run'] === id && p.metadata.labels['svc.io/step'] === 'leak')!;
+    const podJson = (await kubectl(['get', 'pod', '-n', ns, pod.metadata.name, '-o', 'json'])).stdout;
+    expect(podJson).not.toContain(value);
+    expect(JSON.parse(podJson).spec.containers[0].env).toContainEqual({ name: 'TOKEN', valueFrom: { secretKeyRef: { name: pod.metadata.name, key: expect.any(String) } } });
+    // Neither the step's Pod nor the Pod that read the file shows it in kubectl logs.
+    const runPods = (await stepPods(ns)).filter((p) => p.metadata.labels['svc.io/dag-run'] === id);
+    expect(runPods.length).toBeGreaterThan(1);
+    for (const p of runPods) expect((await kubectl(['logs', '-n', ns, p.metadata.name])).stdout).not.toContain(value);
+    const secret = JSON.parse((await kubectl(['get', 'secret', '-n', ns, pod.metadata.name, '-o', 'json'])).stdout);
+    expect(secret.metadata.ownerReferences[0]).toMatchObject({ kind: 'DagRun' });
+    expect(JSON.stringify((await srv.get(`/dag-runs/secretive/${id}`)).body)).not.toContain(value);
   });
 });
 

@@ -154,6 +154,8 @@ function entryArgs(req: ExecRequest, files: PodFilePaths, masks: boolean): strin
     ...(req.timeoutMs > 0 ? ['--timeout-ms', String(req.timeoutMs)] : []),
     ...(scriptAt >= 0 ? ['--script-env', SCRIPT_ENV, '--script-arg', String(scriptAt)] : []),
     ...(masks ? ['--mask-env', MASK_ENV] : []),
+    // A probe whose output only its result may carry (a secret file's content): not in kubectl logs either.
+    ...(req.unlogged ? ['--quiet'] : []),
     '--commands', JSON.stringify(commands),
   ];
 }
