@@ -19,6 +19,8 @@ export interface OperatorConfig {
   stopGraceSeconds: number;
   /** SVC_LEASE_SECONDS: how long a dead leader's Lease holds the others back (default 15). */
   leaseSeconds: number;
+  /** SVC_POD_CREATE_QPS: Pods created per second at most, with twice that as a burst (default 50). */
+  podCreateQps: number;
   /** SVC_OPERATOR_ID: this replica's identity in the Lease (default hostname and pid). */
   identity?: string;
 }
@@ -30,10 +32,10 @@ function oneOf<T extends string>(name: string, v: string | undefined, values: re
   return found;
 }
 
-function seconds(name: string, v: string | undefined, fallback: number, min: number): number {
+function whole(name: string, v: string | undefined, fallback: number, min: number, unit: string): number {
   if (v === undefined || v === '') return fallback;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name}: "${v}" must be a whole number of seconds, at least ${min}`);
+  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name}: "${v}" must be a whole number of ${unit}, at least ${min}`);
   return n;
 }
 
@@ -47,8 +49,9 @@ export function loadOperatorConfig(env: NodeJS.ProcessEnv, version: string): Ope
     entryDelivery: oneOf('SVC_ENTRY_DELIVERY', text('SVC_ENTRY_DELIVERY'), ['image-volume', 'init-container'] as const, 'image-volume'),
     ...(dataClaim ? { dataClaim } : {}),
     podRetention: oneOf('SVC_POD_RETENTION', text('SVC_POD_RETENTION'), ['none', 'failed', 'all'] as const, 'none'),
-    stopGraceSeconds: seconds('SVC_STOP_GRACE_SECONDS', text('SVC_STOP_GRACE_SECONDS'), 30, 0),
-    leaseSeconds: seconds('SVC_LEASE_SECONDS', text('SVC_LEASE_SECONDS'), 15, 3),
+    stopGraceSeconds: whole('SVC_STOP_GRACE_SECONDS', text('SVC_STOP_GRACE_SECONDS'), 30, 0, 'seconds'),
+    leaseSeconds: whole('SVC_LEASE_SECONDS', text('SVC_LEASE_SECONDS'), 15, 3, 'seconds'),
+    podCreateQps: whole('SVC_POD_CREATE_QPS', text('SVC_POD_CREATE_QPS'), 50, 1, 'Pods a second'),
     ...(identity ? { identity } : {}),
   };
 }

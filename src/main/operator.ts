@@ -18,6 +18,7 @@ import { AgentLauncher, containerSteps } from '../adapters/launcher/pod/agent-la
 import type { PodSettings } from '../adapters/launcher/pod/pod-spec.js';
 import { PodWatch } from '../adapters/launcher/pod/pod-watch.js';
 import { NodeLeases } from '../adapters/launcher/pod/node-leases.js';
+import { TokenBucket } from '../adapters/launcher/pod/rate-limit.js';
 import type { Config } from '../config/config.js';
 import type { OperatorConfig } from '../config/operator-config.js';
 import { DomainError } from '../core/errors.js';
@@ -66,6 +67,7 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
   const pods = new PodWatch(kc, namespace, warn('The step Pod watch failed; it restarts'));
   const nodes = new NodeLeases(kc, 3000, warn('Failed to read the Node Leases'));
   const files = new FsPodFiles(logs);
+  const createLimit = new TokenBucket(oc.podCreateQps, oc.podCreateQps * 2);
   const settings: PodSettings = {
     namespace, stepImage: oc.stepImage, entryImage: oc.entryImage, entryDelivery: oc.entryDelivery, stopGraceSeconds: oc.stopGraceSeconds,
     ...(oc.dataClaim ? { dataVolume: { claimName: oc.dataClaim, mountPath: config.dataDir } } : {}),
@@ -76,12 +78,12 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
     return { name: run.metadata.name, uid: run.metadata.uid };
   };
   const shell = new PodLauncher(kc, pods, {
-    settings, files, owner, retention: oc.podRetention,
+    settings, files, owner, retention: oc.podRetention, createLimit,
     onError: (what, e) => warn(`Failed to ${what}`)(e),
     nodes,
     onWaiting: (req, reason) => log.info(reason ? 'Step Pod is waiting' : 'Step Pod stopped waiting', { dag: req.identity.dagName, dagRunId: req.identity.dagRunId, step: req.identity.node, ...(reason ? { reason } : {}) }),
   });
-  const agent = new AgentLauncher(kc, pods, { settings, files, owner, agentDir: (req) => files.agentDir(req) });
+  const agent = new AgentLauncher(kc, pods, { settings, files, owner, createLimit, agentDir: (req) => files.agentDir(req) });
   const elector = new LeaderElector(kc, { namespace, name: 'svc-operator', identity, leaseSeconds: oc.leaseSeconds, renewMs: Math.max(1000, Math.floor(oc.leaseSeconds * 1000 / 5)), retryMs: 1000, onError: warn('Lease request failed') });
   const events = new WatchedRunEvents();
   const clock = { now: () => Date.now() };

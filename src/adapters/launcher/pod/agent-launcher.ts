@@ -22,6 +22,7 @@ import type { PodFiles } from './pod-launcher.js';
 import type { PodSettings } from './pod-spec.js';
 import type { PodWatch } from './pod-watch.js';
 import { runPod, runPodIdentity } from './run-pod.js';
+import type { TokenBucket } from './rate-limit.js';
 
 export interface AgentLauncherOptions {
   settings: PodSettings;
@@ -31,6 +32,8 @@ export interface AgentLauncherOptions {
   agentDir(req: ExecRequest): string;
   /** How often a waiting execution looks for its result file. */
   pollMs?: number;
+  /** Paces Pod creation (shared with the step Pods). */
+  createLimit?: TokenBucket;
 }
 
 const SCRIPT_PLACEHOLDER = '\u0000script';
@@ -90,6 +93,7 @@ export class AgentLauncher implements Launcher {
     if (this.watch.get(this.runPodName(req))) return;
     const owner = await this.opts.owner(req.identity);
     const body = runPod(runPodIdentity(req.identity), c, this.opts.agentDir(req), owner, this.opts.settings);
+    await this.opts.createLimit?.take();
     try {
       await this.api.createNamespacedPod({ namespace: this.opts.settings.namespace, body, fieldManager: FIELD_MANAGER });
     } catch (e) {

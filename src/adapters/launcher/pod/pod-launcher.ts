@@ -19,6 +19,7 @@ import { stepPod, type PodFilePaths, type PodSettings } from './pod-spec.js';
 import type { PodWatch } from './pod-watch.js';
 import type { NodeLeases } from './node-leases.js';
 import { harvestResult } from './harvest.js';
+import type { TokenBucket } from './rate-limit.js';
 
 /** Where an execution's files are, for the operator and (the same paths) for its Pod. */
 export interface PodFiles {
@@ -51,6 +52,8 @@ export interface PodLauncherOptions {
   onWaiting?(req: ExecRequest, reason: string | undefined): void;
   /** Nodes that stopped heartbeating: their steps fail (and are deleted), so a retry runs elsewhere. */
   nodes?: NodeLeases;
+  /** Paces Pod creation (a burst of runs must not flood the API server). */
+  createLimit?: TokenBucket;
 }
 
 export class PodLauncher implements Launcher {
@@ -82,6 +85,7 @@ export class PodLauncher implements Launcher {
     const { pod, secret } = stepPod(req, owner, this.opts.files.paths(req), this.opts.settings);
     const namespace = this.opts.settings.namespace;
     if (secret) await this.createIgnoringExisting(() => this.api.createNamespacedSecret({ namespace, body: secret, fieldManager: FIELD_MANAGER }), `secrets/${secret.metadata!.name}`);
+    await this.opts.createLimit?.take();
     await this.createIgnoringExisting(() => this.api.createNamespacedPod({ namespace, body: pod, fieldManager: FIELD_MANAGER }), `pods/${pod.metadata!.name}`);
   }
 
