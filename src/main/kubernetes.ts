@@ -63,7 +63,7 @@ export async function kubernetesBackend(config: Config, log: EngineLogger, hooks
   const store = new KubeRunStore(kc, namespace, { cache: true });
   // Runs change in other processes (the operator drives them): what the watch shows reaches the API's
   // listeners (start-sync's wait, history caches, metrics) as this process's own writes do.
-  const unsubscribe = store.subscribe((c) => { if (c.type !== 'delete') hooks.onChange?.(c.run); });
+  const unsubscribe = store.subscribe((c) => { if (c.type === 'add' || c.type === 'update') hooks.onChange?.(c.run); });
   const dags = new KubeDagStore(kc, namespace, { cache: true });
   const secrets = new Secrets(kc, namespace);
   const { logs, close } = logStore(config, log);

@@ -34,6 +34,7 @@ import { Scheduler } from '../engine/services/scheduler.js';
 import { LeaderElector } from '../operator/leader.js';
 import { LeaderOwnership } from '../operator/ownership.js';
 import { WatchedRunEvents } from '../operator/run-events.js';
+import { RunRequests } from '../operator/run-requests.js';
 import { hitlLauncher } from '../runtime/hitl.js';
 import { BuiltinSecretProvider } from '../runtime/secrets/providers.js';
 import { timeIds } from './embedded.js';
@@ -102,7 +103,13 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
   let unsubscribe = (): void => undefined;
   let closed = false;
 
+  const requests = new RunRequests({
+    dags: engine.dags, launcher, log,
+    answer: (r, a) => store.answerRequest(r, a, new Date(clock.now())),
+  });
+
   const onChange = (c: RunChange): void => {
+    if (c.type === 'request') return requests.handle(c.request);
     if (c.type === 'delete') return;
     const key = runKeyOf(c.run);
     const box = c.run.spec.definition.container;

@@ -173,6 +173,44 @@ describeCluster('the operator runs DagRuns as Pods', () => {
   });
 });
 
+describeCluster('a DagRun created with kubectl that names a Dag', () => {
+  const srv = kubeServer();
+  beforeAll(() => srv.start());
+  afterAll(() => srv.stop());
+
+  test('starts that Dag once, with the object name as run id, and answers in the object\'s status', async () => {
+    const ns = srv.server.namespace!;
+    srv.dag('greet', ['params: [WHO=nobody]', 'steps:', '  - name: hi', '    command: echo "hi $WHO"', '    output: SAID'].join('\n'));
+    await srv.get('/dags'); // the Dag is written
+    const request = ['apiVersion: svc.io/v1alpha1', 'kind: DagRun', 'metadata: { name: nightly-1 }', 'spec: { dag: greet, params: "WHO=kubectl" }'].join('\n');
+    expect((await kubectl(['apply', '-n', ns, '-f', '-'], { input: request })).code).toBe(0);
+    const answered = await eventually(async () => {
+      const o = JSON.parse((await kubectl(['get', 'dagrun', 'nightly-1', '-n', ns, '-o', 'json'])).stdout);
+      return o.status?.startedRun ? o : undefined;
+    }, 'the request to be answered', 30_000);
+    expect(answered.status.phase).toBe('started');
+    expect(answered.status.conditions[0]).toMatchObject({ type: 'Started', status: 'True', reason: 'RunCreated' });
+    const run = await finished(srv, 'greet', 'nightly-1');
+    expect(run.statusLabel).toBe('succeeded');
+    expect(run.nodes[0].output).toBe('hi kubectl');
+    expect(answered.status.startedRun).toBe(JSON.parse((await kubectl(['get', 'dagruns', '-n', ns, '-l', 'svc.io/dag-run=nightly-1', '-o', 'json'])).stdout).items[0].metadata.name);
+    // Applied again (a GitOps sync): nothing new starts.
+    expect((await kubectl(['apply', '-n', ns, '-f', '-'], { input: request })).code).toBe(0);
+    expect((await srv.get('/dag-runs?name=greet')).body.dagRuns).toHaveLength(1);
+  });
+
+  test('a request naming no Dag fails visibly, with the reason', async () => {
+    const ns = srv.server.namespace!;
+    const request = ['apiVersion: svc.io/v1alpha1', 'kind: DagRun', 'metadata: { name: lost-1 }', 'spec: { dag: no-such-dag }'].join('\n');
+    expect((await kubectl(['apply', '-n', ns, '-f', '-'], { input: request })).code).toBe(0);
+    const o = await eventually(async () => {
+      const x = JSON.parse((await kubectl(['get', 'dagrun', 'lost-1', '-n', ns, '-o', 'json'])).stdout);
+      return x.status?.phase === 'failed' ? x : undefined;
+    }, 'the request to fail', 30_000);
+    expect(o.status.conditions[0]).toMatchObject({ type: 'Started', status: 'False', reason: 'CannotStart', message: 'Dag no-such-dag not found' });
+  });
+});
+
 describeCluster('secrets in step Pods', () => {
   const srv = kubeServer({ SVC_POD_RETENTION: 'all' });
   beforeAll(() => srv.start());

@@ -120,6 +120,7 @@ const dagRunStatus: JsonSchema = {
     phase: str('Status label of the run.'),
     progress: str('Steps done / steps in all.'),
     writtenAt: str('When the status was last written (RFC 3339, milliseconds).'),
+    startedRun: str('For a DagRun created with kubectl that names a Dag (spec.dag): the DagRun svc started from it.'),
     conditions,
   },
 };

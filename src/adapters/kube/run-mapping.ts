@@ -39,11 +39,27 @@ export interface StoredStatus extends DagRunStatus {
   progress?: string;
   writtenAt?: string;
   conditions?: Condition[];
+  /** A run request's answer: the DagRun svc started from it. */
+  startedRun?: string;
 }
 
 export interface DagRunObject extends KubeObject {
-  spec?: DagRunSpec & { stopRequested?: boolean; controls?: ControlRequest[] };
+  spec?: DagRunSpec & { stopRequested?: boolean; controls?: ControlRequest[]; dag?: string };
   status?: StoredStatus;
+}
+
+/** A DagRun created with kubectl that names a Dag to run (spec.dag) and that svc has not answered yet. */
+export interface RunRequest {
+  name: string;
+  uid: string;
+  dag: string;
+  params: string;
+}
+
+export function runRequestOf(o: DagRunObject): RunRequest | undefined {
+  const dag = o.spec?.dag;
+  if (typeof dag !== 'string' || isComplete(o) || o.status?.startedRun || o.status?.phase === 'failed') return undefined;
+  return { name: o.metadata.name, uid: o.metadata.uid ?? '', dag, params: typeof o.spec?.params === 'string' ? o.spec.params : '' };
 }
 
 /** The object name of a run, after the one check of run ids and DAG names (BadRequestError). */

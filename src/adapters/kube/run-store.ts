@@ -26,7 +26,7 @@ import { RunCache } from './run-cache.js';
 import { selectorOf, selectRuns } from './run-list.js';
 import {
   checkDagName, DEFAULT_MAX_STATUS_BYTES, isComplete, newObject, objectName, statusObject, storedStatus, toRun,
-  type DagRunObject, type StoredStatus,
+  type DagRunObject, type StoredStatus, runRequestOf, type RunRequest,
 } from './run-mapping.js';
 
 export interface KubeRunStoreOptions {
@@ -45,7 +45,11 @@ export interface KubeRunStoreOptions {
 /** How often updateStatus retries when only spec or metadata moved under it (stop requests). */
 const CAS_RETRIES = 3;
 
-export type RunChange = { type: 'add' | 'update'; name: string; run: DagRunResource; specChanged: boolean } | { type: 'delete'; name: string };
+export type RunChange =
+  | { type: 'add' | 'update'; name: string; run: DagRunResource; specChanged: boolean }
+  | { type: 'delete'; name: string }
+  /** A DagRun created with kubectl naming a Dag (spec.dag), not answered yet. */
+  | { type: 'request'; name: string; request: RunRequest };
 
 export class KubeRunStore implements RunStore {
   private readonly runs: CustomResources<DagRunObject>;
@@ -85,8 +89,20 @@ export class KubeRunStore implements RunStore {
       }
       const before = generations.get(name);
       generations.set(name, generation);
-      if (isComplete(o)) fn({ type, name, run: toRun(o), specChanged: before !== undefined && generation > before });
+      if (isComplete(o)) return fn({ type, name, run: toRun(o), specChanged: before !== undefined && generation > before });
+      const request = runRequestOf(o);
+      if (request) fn({ type: 'request', name, request });
     });
+  }
+
+  /** Answers a run request: the run started from it, or why none could be (status subresource). */
+  async answerRequest(r: RunRequest, answer: { startedRun: string } | { error: string }, now: Date): Promise<void> {
+    const ok = 'startedRun' in answer;
+    const condition = {
+      type: 'Started', status: ok ? 'True' : 'False', reason: ok ? 'RunCreated' : 'CannotStart', lastTransitionTime: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      message: ok ? `started DagRun ${answer.startedRun}` : answer.error,
+    };
+    await this.runs.mergePatchStatus(r.name, { metadata: { uid: r.uid }, status: { phase: ok ? 'started' : 'failed', ...(ok ? { startedRun: answer.startedRun } : {}), conditions: [condition] } });
   }
 
   /** Stops the watch of the cache; the store still works, listing the API. */
