@@ -8,6 +8,7 @@ import { startOperator } from '../main/operator.js';
 import { jsonLogger } from '../observability/json-logger.js';
 import { flag, type Args } from './args.js';
 import type { CliContext } from './context.js';
+import { stopSignal } from './signals.js';
 
 export async function operatorCommand(ctx: CliContext, args: Args): Promise<number> {
   const namespace = flag(args, 'namespace');
@@ -17,10 +18,7 @@ export async function operatorCommand(ctx: CliContext, args: Args): Promise<numb
   // A replica that lost its Lease must stop driving at once: exit, and let Kubernetes restart it.
   const operator = await startOperator(config, oc, log, () => process.exit(1));
   void operator.leading.then(() => ctx.io.out(`svc ${config.version} operator leading in namespace ${operator.namespace} as ${operator.identity}\n`));
-  const signal = await new Promise<string>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  const signal = await stopSignal();
   log.info('Received stop signal', { signal });
   await operator.close();
   log.info('Stopped operator');

@@ -7,6 +7,7 @@ import { startServer } from '../main/server.js';
 import { jsonLogger } from '../observability/json-logger.js';
 import { flag, type Args } from './args.js';
 import type { CliContext } from './context.js';
+import { stopSignal } from './signals.js';
 
 /** `--backend` and `--namespace` override SVC_BACKEND and SVC_NAMESPACE. */
 function withFlags(config: Readonly<Config>, args: Args): Readonly<Config> {
@@ -21,10 +22,7 @@ export async function serverCommand(ctx: CliContext, args: Args): Promise<number
   const server = await startServer(config, log);
   const where = config.backend === 'embedded' ? `DAGs: ${config.dagsDir}, data: ${config.dataDir}` : `kubernetes namespace ${server.namespace ?? config.namespace}`;
   ctx.io.out(`svc ${config.version} listening on ${server.url} (${where})\n`);
-  const signal = await new Promise<string>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  const signal = await stopSignal();
   log.info('Received stop signal', { signal });
   await server.close();
   log.info('Stopped server');

@@ -3,21 +3,9 @@
  * agent (the svc entry binary) running every step inside it with separate, durable logs and exit codes,
  * removed at the end unless keepContainer; a step-level container is that step's Pod image.
  */
-import { eventually, type TestServer } from '../helpers/server.js';
-import { kubectl } from '../testbed/helpers.js';
+import { eventually } from '../helpers/server.js';
 import { describeCluster } from './env.js';
-import { kubeServer } from './servers.js';
-
-async function finished(srv: TestServer, dag: string, id: string): Promise<any> {
-  return eventually(async () => {
-    const r = (await srv.get(`/dag-runs/${dag}/${id}`)).body.dagRun;
-    return r && [2, 3, 4, 6].includes(r.status) ? r : undefined;
-  }, `${dag}/${id} to finish`, 60_000);
-}
-
-async function pods(ns: string, selector: string): Promise<any[]> {
-  return JSON.parse((await kubectl(['get', 'pods', '-n', ns, '-l', selector, '-o', 'json'])).stdout).items;
-}
+import { finished, kubeServer, podsOf } from './servers.js';
 
 describeCluster('container DAGs and steps on kubernetes', () => {
   const srv = kubeServer();
@@ -37,7 +25,7 @@ describeCluster('container DAGs and steps on kubernetes', () => {
       '  - name: third', '    depends: [second]', '    script: |', '      echo "script in $HOSTNAME"',
     ].join('\n'));
     const id = (await srv.post('/dags/boxed/start', {})).body.dagRunId as string;
-    const during = await eventually(async () => (await pods(ns, `svc.io/component=run-container,svc.io/dag-run=${id}`))[0], 'the run container Pod', 30_000);
+    const during = await eventually(async () => (await podsOf(ns, `svc.io/component=run-container,svc.io/dag-run=${id}`))[0], 'the run container Pod', 30_000);
     const run = await finished(srv, 'boxed', id);
     // The step that exited 3 continued: the run partially succeeded (SPEC 3.1).
     expect(run.statusLabel).toBe('partially_succeeded');
@@ -48,8 +36,8 @@ describeCluster('container DAGs and steps on kubernetes', () => {
     expect(await log('second')).toBe(`second sees hello from ${host} in ${host}`);
     expect(run.nodes.find((n: any) => n.step.name === 'second').error).toMatch(/exit status 3/);
     expect(await log('third')).toBe(`script in ${host}`);
-    expect(await pods(ns, `svc.io/component=step,svc.io/dag-run=${id}`)).toEqual([]);
-    await eventually(async () => (await pods(ns, `svc.io/component=run-container,svc.io/dag-run=${id}`)).length === 0 || undefined, 'the run container Pod to be removed');
+    expect(await podsOf(ns, `svc.io/component=step,svc.io/dag-run=${id}`)).toEqual([]);
+    await eventually(async () => (await podsOf(ns, `svc.io/component=run-container,svc.io/dag-run=${id}`)).length === 0 || undefined, 'the run container Pod to be removed');
   });
 
   test('keepContainer keeps the run Pod; stop reaches a step running inside it', async () => {
@@ -64,7 +52,7 @@ describeCluster('container DAGs and steps on kubernetes', () => {
     expect(run.statusLabel).toBe('aborted');
     expect((await srv.get(`/dag-runs/kept-box/${id}/steps/wait/log?stream=stdout`)).body.content).toBe('up\nstopped');
     await new Promise((r) => setTimeout(r, 500));
-    const kept = await pods(ns, `svc.io/component=run-container,svc.io/dag-run=${id}`);
+    const kept = await podsOf(ns, `svc.io/component=run-container,svc.io/dag-run=${id}`);
     expect(kept).toHaveLength(1);
     expect(kept[0].metadata.deletionTimestamp).toBeUndefined();
   });

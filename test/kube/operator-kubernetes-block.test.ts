@@ -3,24 +3,11 @@
  * (resources, tolerations, a ConfigMap volume and its mount, labels, annotations, nodeSelector), and the
  * step runs with it. On the test bed: a toleration is what lets a step onto a tainted Node.
  */
-import { eventually, type TestServer } from '../helpers/server.js';
+import { eventually } from '../helpers/server.js';
 import { cluster, kubectl } from '../testbed/helpers.js';
 import { startAgent, stopAgent, type AgentInfo } from '../testbed/lib/testbed.js';
 import { describeCluster } from './env.js';
-import { kubeServer } from './servers.js';
-
-async function finished(srv: TestServer, dag: string, id: string, timeoutMs = 60_000): Promise<any> {
-  return eventually(async () => {
-    const r = (await srv.get(`/dag-runs/${dag}/${id}`)).body.dagRun;
-    return r && [2, 3, 4, 6].includes(r.status) ? r : undefined;
-  }, `${dag}/${id} to finish`, timeoutMs);
-}
-
-async function start(srv: TestServer, dag: string): Promise<string> {
-  const r = await srv.post(`/dags/${dag}/start`, {});
-  expect(r.status).toBe(200);
-  return r.body.dagRunId as string;
-}
+import { finished, kubeServer, start } from './servers.js';
 
 async function podOf(ns: string, dag: string, step: string): Promise<any> {
   const r = await kubectl(['get', 'pods', '-n', ns, '-l', `svc.io/component=step,svc.io/dag=${dag},svc.io/step=${step}`, '-o', 'json']);

@@ -7,30 +7,10 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, type TestServer } from '../helpers/server.js';
+import { eventually } from '../helpers/server.js';
 import { kubectl } from '../testbed/helpers.js';
 import { describeCluster } from './env.js';
-import { kubeServer } from './servers.js';
-
-const STATUS = { running: 1, failed: 2, aborted: 3, succeeded: 4 } as const;
-
-async function finished(srv: TestServer, dag: string, id: string, timeoutMs = 60_000): Promise<any> {
-  return eventually(async () => {
-    const r = (await srv.get(`/dag-runs/${dag}/${id}`)).body.dagRun;
-    return r && [2, 3, 4, 6].includes(r.status) ? r : undefined;
-  }, `${dag}/${id} to finish`, timeoutMs);
-}
-
-async function start(srv: TestServer, dag: string, body: object = {}): Promise<string> {
-  const r = await srv.post(`/dags/${dag}/start`, body);
-  expect(r.status).toBe(200);
-  return r.body.dagRunId as string;
-}
-
-async function stepPods(ns: string): Promise<Array<{ metadata: { name: string; labels: Record<string, string> }; spec: { nodeName?: string; nodeSelector?: Record<string, string> } }>> {
-  const r = await kubectl(['get', 'pods', '-n', ns, '-l', 'svc.io/component=step', '-o', 'json']);
-  return JSON.parse(r.stdout).items;
-}
+import { finished, kubeServer, podsOf, start } from './servers.js';
 
 describeCluster('the operator runs DagRuns as Pods', () => {
   const srv = kubeServer();
@@ -56,7 +36,7 @@ describeCluster('the operator runs DagRuns as Pods', () => {
     expect(await log('stderr')).toBe('a warning');
     expect((await srv.get(`/dag-runs/graph/${id}/outputs`)).body.outputs).toMatchObject({ a: 'alpha', b: 'beta' });
     // Harvested Pods are removed; what they wrote stays.
-    await eventually(async () => (await stepPods(ns)).length === 0 || undefined, 'the step Pods to be removed');
+    await eventually(async () => (await podsOf(ns)).length === 0 || undefined, 'the step Pods to be removed');
     expect(await log('stdout')).toBe('joined alpha+beta');
   });
 
@@ -131,7 +111,7 @@ describeCluster('the operator runs DagRuns as Pods', () => {
     }, 'the step log to say why it waits', 30_000);
     expect(said).toMatch(/didn't match Pod's node affinity\/selector/);
     expect((await srv.get(`/dag-runs/nowhere/${lost}`)).body.dagRun.statusLabel).toBe('running');
-    expect((await stepPods(ns)).find((p) => p.metadata.labels['svc.io/step'] === 'lost')?.spec.nodeSelector).toEqual({ 'svc.testbed/pool': 'none' });
+    expect((await podsOf(ns)).find((p) => p.metadata.labels['svc.io/step'] === 'lost')?.spec.nodeSelector).toEqual({ 'svc.testbed/pool': 'none' });
     expect((await srv.post(`/dag-runs/nowhere/${lost}/stop`)).status).toBe(200);
     expect((await finished(srv, 'nowhere', lost)).statusLabel).toBe('aborted');
   });
@@ -146,7 +126,7 @@ describeCluster('the operator runs DagRuns as Pods', () => {
     ].join('\n'));
     const id = await start(srv, 'deleted');
     const pod = await eventually(async () => {
-      const p = (await stepPods(ns)).find((x) => x.metadata.labels['svc.io/step'] === 'victim' && x.metadata.labels['svc.io/dag-run'] === id);
+      const p = (await podsOf(ns)).find((x) => x.metadata.labels['svc.io/step'] === 'victim' && x.metadata.labels['svc.io/dag-run'] === id);
       return p && ((await srv.get(`/dag-runs/deleted/${id}/steps/victim/log?stream=stdout`)).body.content as string | undefined)?.includes('started') ? p : undefined;
     }, 'the first attempt to run');
     expect((await kubectl(['delete', 'pod', '-n', ns, pod.metadata.name, '--wait=false'])).code).toBe(0);
@@ -230,12 +210,12 @@ describeCluster('secrets in step Pods', () => {
     expect(await log('stdout')).toBe('token=*******');
     expect(await log('stderr')).toBe('err *******');
     const ns = srv.server.namespace!;
-    const pod = (await stepPods(ns)).find((p) => p.metadata.labels['svc.io/dag-run'] === id && p.metadata.labels['svc.io/step'] === 'leak')!;
+    const pod = (await podsOf(ns)).find((p) => p.metadata.labels['svc.io/dag-run'] === id && p.metadata.labels['svc.io/step'] === 'leak')!;
     const podJson = (await kubectl(['get', 'pod', '-n', ns, pod.metadata.name, '-o', 'json'])).stdout;
     expect(podJson).not.toContain(value);
     expect(JSON.parse(podJson).spec.containers[0].env).toContainEqual({ name: 'TOKEN', valueFrom: { secretKeyRef: { name: pod.metadata.name, key: expect.any(String) } } });
     // Neither the step's Pod nor the Pod that read the file shows it in kubectl logs.
-    const runPods = (await stepPods(ns)).filter((p) => p.metadata.labels['svc.io/dag-run'] === id);
+    const runPods = (await podsOf(ns)).filter((p) => p.metadata.labels['svc.io/dag-run'] === id);
     expect(runPods.length).toBeGreaterThan(1);
     for (const p of runPods) expect((await kubectl(['logs', '-n', ns, p.metadata.name])).stdout).not.toContain(value);
     const secret = JSON.parse((await kubectl(['get', 'secret', '-n', ns, pod.metadata.name, '-o', 'json'])).stdout);
@@ -277,7 +257,7 @@ describeCluster('step Pods kept for debugging', () => {
     const id = await start(srv, 'kept');
     expect((await finished(srv, 'kept', id)).statusLabel).toBe('succeeded');
     const ns = srv.server.namespace!;
-    const pods = await stepPods(ns);
+    const pods = await podsOf(ns);
     expect(pods).toHaveLength(1);
     const pod = pods[0]!;
     expect(pod.metadata.labels).toMatchObject({ 'svc.io/step': 'say', 'svc.io/attempt': '0', 'svc.io/dag': 'kept' });
