@@ -62,7 +62,8 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
   }
   const identity = oc.identity ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const warn = (what: string) => (e: unknown) => log.warn(what, { error: e instanceof Error ? e.message : String(e) });
-  const store = new KubeRunStore(kc, namespace, { cache: true });
+  // Finished runs are kept slim in the watch cache: the operator's memory follows its active runs.
+  const store = new KubeRunStore(kc, namespace, { cache: { slimFinished: true } });
   const dags = new KubeDagStore(kc, namespace, { cache: true });
   const logs = kubeFsLogs(config);
   const pods = new PodWatch(kc, namespace, warn('The step Pod watch failed; it restarts'));

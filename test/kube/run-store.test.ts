@@ -10,6 +10,7 @@ import { DAG_RUN_PLURAL, DagRunApi } from '../../src/adapters/kube/run-api.js';
 import type { DagRunObject } from '../../src/adapters/kube/run-mapping.js';
 import { KubeRunStore, type KubeRunStoreOptions } from '../../src/adapters/kube/run-store.js';
 import { makeRun, runStoreConformance } from '../../src/adapters/store/conformance.js';
+import type { RunChange } from '../../src/adapters/kube/run-store.js';
 import { BadRequestError, ConflictError } from '../../src/core/errors.js';
 import { runKeyOf } from '../../src/core/ports/run-store.js';
 import { NodeStatus, RunStatus } from '../../src/core/run/status.js';
@@ -107,6 +108,34 @@ describeCluster('KubeRunStore', () => {
     } finally {
       lists.mockRestore();
     }
+  });
+
+  test('slimFinished (the operator): a finished run stays listed without its snapshot and node records; listeners see it whole', async () => {
+    const { namespace, kc } = await fixture();
+    const slim = await synced(kc, namespace, { cache: { slimFinished: true } });
+    const seen: RunChange[] = [];
+    const unsubscribe = slim.subscribe((c) => seen.push(c));
+    const created = await slim.create(makeRun({ dagRunId: 'done' }));
+    await slim.create(makeRun({ dagRunId: 'active' }));
+    const run = structuredClone(created.status.run);
+    run.status = RunStatus.Succeeded;
+    run.nodes[0]!.status = NodeStatus.Succeeded;
+    await slim.updateStatus(runKeyOf(created), created.metadata.resourceVersion, { ...created.status, run });
+    const listed = await eventually('the finished run in the cached list', async () => {
+      const runs = await slim.list();
+      const done = runs.find((r) => r.spec.dagRunId === 'done');
+      return done?.status.run.status === RunStatus.Succeeded ? runs : undefined;
+    }, 5000);
+    const done = listed.find((r) => r.spec.dagRunId === 'done')!;
+    expect(done.status.run.nodes).toEqual([]);
+    expect(done.spec.definition.steps).toEqual([]);
+    expect(done.spec.definition.name).toBe('hello');
+    expect(listed.find((r) => r.spec.dagRunId === 'active')!.status.run.nodes).toHaveLength(2);
+    // Whole where it matters: the change events, and get().
+    const event = seen.find((c): c is Extract<RunChange, { run: unknown }> => 'run' in c && c.run.spec.dagRunId === 'done' && c.run.status.run.status === RunStatus.Succeeded);
+    expect(event?.run.status.run.nodes).toHaveLength(2);
+    expect((await slim.get(runKeyOf(created)))!.status.run.nodes).toHaveLength(2);
+    unsubscribe();
   });
 
   test('a cache that is closed (or not yet synced) gives way to a LIST of the API', async () => {

@@ -13,6 +13,7 @@
 import { ListWatch, Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { DagRunApi } from './run-api.js';
 import type { DagRunObject } from './run-mapping.js';
+import { isRunTerminal } from '../../core/run/status.js';
 
 /** How long objects() waits for the watch to deliver this instance's own writes before giving up. */
 export const DEFAULT_CATCH_UP_MS = 2000;
@@ -45,7 +46,12 @@ export class RunCache {
   private readonly wakers = new Set<() => void>();
   private readonly listeners = new Set<(type: RunCacheEvent, o: DagRunObject) => void>();
 
-  constructor(kc: KubeConfig, api: DagRunApi, private readonly catchUpMs = DEFAULT_CATCH_UP_MS) {
+  /**
+   * `slimFinished`: finished runs are kept without their definition snapshot and node records (what a
+   * process that drives runs never reads back from a list), so memory follows the active runs, not the
+   * history. Listeners still see each change whole.
+   */
+  constructor(kc: KubeConfig, api: DagRunApi, private readonly catchUpMs = DEFAULT_CATCH_UP_MS, private readonly slimFinished = false) {
     // What makeInformer builds, typed as itself: the list's resourceVersion is needed (latestResourceVersion).
     this.informer = new ListWatch<KubernetesObject>(api.path, new Watch(kc), () => api.list() as never, false);
     this.informer.on('add', (o) => this.saw('add', o as DagRunObject));
@@ -142,6 +148,7 @@ export class RunCache {
   private saw(type: RunCacheEvent, o: DagRunObject): void {
     this.bump(o.metadata.resourceVersion);
     this.emit(type, o);
+    slim(o, this.slimFinished);
   }
 
   private sawDeleted(o: DagRunObject): void {
@@ -172,4 +179,18 @@ export class RunCache {
   private wake(): void {
     for (const w of [...this.wakers]) w();
   }
+}
+
+/**
+ * Trims a cached object in place (the informer keeps this very object): the managed fields always (the
+ * write time is in status.writtenAt), and with `finished` a finished run's definition and node records.
+ */
+function slim(o: DagRunObject, finished: boolean): void {
+  if (o.status?.writtenAt) delete o.metadata.managedFields;
+  const run = o.status?.run;
+  if (!finished || !o.spec || !run || !isRunTerminal(run.status)) return;
+  const def = o.spec.definition;
+  o.spec.definition = { name: def.name, steps: [], tags: def.tags, maxActiveRuns: def.maxActiveRuns } as unknown as typeof def;
+  o.spec.localDags = {};
+  o.status!.run = { ...run, nodes: [], handlers: [], variables: {}, outputs: {} };
 }

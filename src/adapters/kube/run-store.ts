@@ -35,7 +35,7 @@ export interface KubeRunStoreOptions {
    * For the API server, where `GET /dag-runs` must not read thousands of objects from etcd each time.
    * `catchUpMs`: how long a list() waits for the watch to deliver this instance's own writes (default 2000).
    */
-  cache?: boolean | { catchUpMs?: number };
+  cache?: boolean | { catchUpMs?: number; slimFinished?: boolean };
   /** Time of status writes (writtenBefore); default the system clock. */
   clock?: Clock;
   /** Budget of one status as JSON (default 1 MiB): a write over it fails with BadRequestError. */
@@ -63,7 +63,7 @@ export class KubeRunStore implements RunStore {
     this.runs = new CustomResources<DagRunObject>(kc, namespace, DAG_RUN_PLURAL);
     this.api = new DagRunApi(kc, namespace);
     const cache = opts.cache === true ? {} : opts.cache || undefined;
-    this.cache = cache ? new RunCache(kc, this.api, cache.catchUpMs) : undefined;
+    this.cache = cache ? new RunCache(kc, this.api, cache.catchUpMs, cache.slimFinished) : undefined;
     this.clock = opts.clock ?? { now: () => Date.now() };
     this.maxStatusBytes = opts.maxStatusBytes ?? DEFAULT_MAX_STATUS_BYTES;
   }
