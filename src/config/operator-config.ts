@@ -23,6 +23,8 @@ export interface OperatorConfig {
   podCreateQps: number;
   /** SVC_OPERATOR_ID: this replica's identity in the Lease (default hostname and pid). */
   identity?: string;
+  /** SVC_OPERATOR_PORT: where GET /health and GET /metrics listen, on SVC_HOST (default 8081; 0: any free port). */
+  port: number;
 }
 
 function oneOf<T extends string>(name: string, v: string | undefined, values: readonly T[], fallback: T): T {
@@ -39,6 +41,12 @@ function whole(name: string, v: string | undefined, fallback: number, min: numbe
   return n;
 }
 
+function tcpPort(v: string | undefined): number {
+  const port = whole('SVC_OPERATOR_PORT', v, 8081, 0, 'a TCP port');
+  if (port > 65535) throw new ConfigError(`SVC_OPERATOR_PORT: "${v}" must be a TCP port, 0 to 65535`);
+  return port;
+}
+
 export function loadOperatorConfig(env: NodeJS.ProcessEnv, version: string): OperatorConfig {
   const text = (k: string): string | undefined => (env[k]?.trim() ? env[k]!.trim() : undefined);
   const dataClaim = text('SVC_DATA_CLAIM');
@@ -53,5 +61,6 @@ export function loadOperatorConfig(env: NodeJS.ProcessEnv, version: string): Ope
     leaseSeconds: whole('SVC_LEASE_SECONDS', text('SVC_LEASE_SECONDS'), 15, 3, 'seconds'),
     podCreateQps: whole('SVC_POD_CREATE_QPS', text('SVC_POD_CREATE_QPS'), 50, 1, 'Pods a second'),
     ...(identity ? { identity } : {}),
+    port: tcpPort(text('SVC_OPERATOR_PORT')),
   };
 }

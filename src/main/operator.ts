@@ -46,6 +46,8 @@ export interface RunningOperator {
   identity: string;
   /** Resolves once this replica leads and drives runs. */
   leading: Promise<void>;
+  /** What the operator's metrics read. */
+  stats: { isLeader(): boolean; driving(): number; stepPods(): number };
   close(): Promise<void>;
 }
 
@@ -144,6 +146,7 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
 
   return {
     namespace, identity, leading,
+    stats: { isLeader: () => elector.isLeader && !closed, driving: () => launcher.driving, stepPods: () => pods.size() },
     async close() {
       closed = true;
       scheduler.stop();

@@ -33,6 +33,7 @@ describeCluster('operator crashes: no run lost, no step run twice, none stuck', 
       env: {
         PATH: process.env.PATH, HOME: process.env.HOME, SVC_NAMESPACE: srv.server.namespace, SVC_KUBECONFIG: cluster().kubeconfig,
         SVC_DATA_DIR: srv.dataDir, SVC_LEASE_SECONDS: '3', SVC_STOP_GRACE_SECONDS: '5', SVC_OPERATOR_ID: id, SVC_LOG_LEVEL: 'warn',
+        SVC_OPERATOR_PORT: '0',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -95,6 +96,23 @@ describeCluster('operator crashes: no run lost, no step run twice, none stuck', 
     takeovers.sort((a, b) => a - b);
     process.stderr.write(`[operator faults] ${KILLS} leader kills; takeover p50 ${takeovers[KILLS >> 1]} ms, max ${takeovers[KILLS - 1]} ms (lease 3 s)\n`);
   }, 600_000);
+
+  test('each replica serves /health and /metrics: the leader reports 1, a standby 0', async () => {
+    const live = replicas.filter(alive);
+    expect(live.length).toBeGreaterThanOrEqual(2);
+    const leaderId = await holder();
+    for (const r of live) {
+      const url = /serving \/health and \/metrics on (http:\S+)/.exec(r.log.join(''))?.[1];
+      expect(url).toBeDefined();
+      const health = await fetch(`${url}/health`);
+      expect([health.status, (await health.json()).status]).toEqual([200, 'healthy']);
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect(metrics).toMatch(new RegExp(`^svc_operator_leader ${r.id === leaderId ? 1 : 0}$`, 'm'));
+      expect(metrics).toMatch(/^svc_operator_runs_driving \d+$/m);
+      expect(metrics).toMatch(/^process_resident_memory_bytes \d/m);
+      expect((await fetch(`${url}/nope`)).status).toBe(404);
+    }
+  });
 
   test('a cron schedule fired at most once per minute tick across the leader changes', async () => {
     const ids: string[] = (await srv.get('/dag-runs?name=tick')).body.dagRuns.map((r: { dagRunId: string }) => r.dagRunId);

@@ -76,6 +76,11 @@ export class LaunchService implements RunLauncher {
     setTimeout(() => this.drive(key, 'resume'), 5000 * tries).unref();
   }
 
+  /** How many runs this process drives now. */
+  get driving(): number {
+    return this.inflight.size;
+  }
+
   isDriving(key: RunKey): boolean {
     return this.inflight.has(runKeyText(key));
   }
