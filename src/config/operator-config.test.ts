@@ -11,10 +11,10 @@ test('defaults', () => {
 test('every setting', () => {
   expect(loadOperatorConfig({
     SVC_STEP_IMAGE: 'alpine', SVC_ENTRY_IMAGE: 'reg/svc:9', SVC_ENTRY_DELIVERY: 'init-container', SVC_DATA_CLAIM: 'svc-data',
-    SVC_POD_RETENTION: 'failed', SVC_STOP_GRACE_SECONDS: '0', SVC_LEASE_SECONDS: '3', SVC_POD_CREATE_QPS: '5', SVC_OPERATOR_ID: 'op-1', SVC_OPERATOR_PORT: '0',
+    SVC_POD_RETENTION: 'failed', SVC_STOP_GRACE_SECONDS: '0', SVC_LEASE_SECONDS: '3', SVC_POD_CREATE_QPS: '5', SVC_OPERATOR_ID: 'op-1', SVC_OPERATOR_PORT: '0', SVC_STEP_SERVICE_ACCOUNT: 'svc-steps',
   }, '1')).toEqual({
     stepImage: 'alpine', entryImage: 'reg/svc:9', entryDelivery: 'init-container', dataClaim: 'svc-data', podRetention: 'failed',
-    stopGraceSeconds: 0, leaseSeconds: 3, podCreateQps: 5, identity: 'op-1', port: 0,
+    stopGraceSeconds: 0, leaseSeconds: 3, podCreateQps: 5, identity: 'op-1', port: 0, stepServiceAccount: 'svc-steps',
   });
 });
 

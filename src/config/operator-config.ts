@@ -21,6 +21,8 @@ export interface OperatorConfig {
   leaseSeconds: number;
   /** SVC_POD_CREATE_QPS: Pods created per second at most, with twice that as a burst (default 50). */
   podCreateQps: number;
+  /** SVC_STEP_SERVICE_ACCOUNT: the ServiceAccount of step Pods whose DAG names none (default: the namespace's default). */
+  stepServiceAccount?: string;
   /** SVC_OPERATOR_ID: this replica's identity in the Lease (default hostname and pid). */
   identity?: string;
   /** SVC_OPERATOR_PORT: where GET /health and GET /metrics listen, on SVC_HOST (default 8081; 0: any free port). */
@@ -51,6 +53,7 @@ export function loadOperatorConfig(env: NodeJS.ProcessEnv, version: string): Ope
   const text = (k: string): string | undefined => (env[k]?.trim() ? env[k]!.trim() : undefined);
   const dataClaim = text('SVC_DATA_CLAIM');
   const identity = text('SVC_OPERATOR_ID');
+  const stepServiceAccount = text('SVC_STEP_SERVICE_ACCOUNT');
   return {
     stepImage: text('SVC_STEP_IMAGE') ?? 'debian:stable-slim',
     entryImage: text('SVC_ENTRY_IMAGE') ?? `svc:${version}`,
@@ -61,6 +64,7 @@ export function loadOperatorConfig(env: NodeJS.ProcessEnv, version: string): Ope
     leaseSeconds: whole('SVC_LEASE_SECONDS', text('SVC_LEASE_SECONDS'), 15, 3, 'seconds'),
     podCreateQps: whole('SVC_POD_CREATE_QPS', text('SVC_POD_CREATE_QPS'), 50, 1, 'Pods a second'),
     ...(identity ? { identity } : {}),
+    ...(stepServiceAccount ? { stepServiceAccount } : {}),
     port: tcpPort(text('SVC_OPERATOR_PORT')),
   };
 }

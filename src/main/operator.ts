@@ -73,7 +73,7 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
   const files = new FsPodFiles(logs);
   const createLimit = new TokenBucket(oc.podCreateQps, oc.podCreateQps * 2);
   const settings: PodSettings = {
-    namespace, stepImage: oc.stepImage, entryImage: oc.entryImage, entryDelivery: oc.entryDelivery, stopGraceSeconds: oc.stopGraceSeconds,
+    namespace, stepImage: oc.stepImage, ...(oc.stepServiceAccount ? { serviceAccountName: oc.stepServiceAccount } : {}), entryImage: oc.entryImage, entryDelivery: oc.entryDelivery, stopGraceSeconds: oc.stopGraceSeconds,
     ...(oc.dataClaim ? { dataVolume: { claimName: oc.dataClaim, mountPath: config.dataDir } } : {}),
   };
   const owner = async (key: RunKey): Promise<{ name: string; uid: string }> => {

@@ -1,0 +1,146 @@
+/**
+ * The Helm chart and the Dockerfile, checked the way CI can without a container engine: hadolint on the
+ * Dockerfile, `helm lint --strict`, and `helm template` for several sets of values validated by
+ * kubeconform -strict against the schemas of the test bed's API server and of our CRDs.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { cluster, describeCluster } from '../testbed/helpers.js';
+import { describeTools, toolPath } from '../helpers/tools.js';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const CHART = join(ROOT, 'charts/svc');
+const NODE = join(ROOT, 'node_modules/.bin/node');
+
+interface Out { code: number; stdout: string; stderr: string }
+function run(file: string, args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Out> {
+  return new Promise((resolve) => {
+    const p = execFile(file, args, { cwd: ROOT, env: opts.env ?? process.env, maxBuffer: 64 << 20 }, (e, stdout, stderr) => {
+      resolve({ code: e ? (typeof e.code === 'number' ? e.code : 1) : 0, stdout, stderr });
+    });
+    p.stdin?.end(opts.input ?? '');
+  });
+}
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const helm = (args: string[]) => run(toolPath('helm')!, args);
+const template = (values: string[]) => helm(['template', 'demo', CHART, '--namespace', 'svc', ...values.flatMap((v) => ['--set', v])]);
+const objects = (text: string): Obj[] => parseAllDocuments(text).map((d) => d.toJS() as Obj).filter(Boolean);
+
+const VALUE_SETS: Record<string, string[]> = {
+  defaults: [],
+  'everything on': [
+    'rbac.clusterRoles=true', 'api.ingress.enabled=true', 'api.ingress.className=nginx', 'api.ingress.tls[0].secretName=svc-tls', 'api.ingress.tls[0].hosts[0]=svc.example.com',
+    'networkPolicy.enabled=true', 'auth.mode=builtin', 'auth.existingSecret=svc-auth', 'persistence.existingClaim=shared', 'operator.replicas=2',
+    'operator.nodeSelector.pool=system', 'api.tolerations[0].key=dedicated', 'api.tolerations[0].operator=Exists', 'env.SVC_TZ=Europe/Berlin', 'imagePullSecrets[0]=regcred',
+  ],
+  oidc: ['auth.mode=oidc', 'auth.existingSecret=svc-auth', 'auth.oidc.issuer=https://id.example.com', 'auth.oidc.clientId=svc', 'auth.oidc.clientUrl=https://svc.example.com'],
+  'no webhook, no node reads': ['webhook.enabled=false', 'rbac.readNodes=false', 'rbac.readNodeLeases=false', 'api.replicas=1'],
+  'cert-manager and ServiceMonitor': ['webhook.certManager.enabled=true', 'metrics.serviceMonitor.enabled=true'],
+};
+/** Kinds of other projects' CRDs (cert-manager, Prometheus Operator) we have no schema for. */
+const FOREIGN = ['Certificate', 'Issuer', 'ServiceMonitor'];
+
+describeTools('the Dockerfile', ['hadolint'], () => {
+  test('passes hadolint, which does report the faults it should', async () => {
+    const clean = await run(toolPath('hadolint')!, ['Dockerfile']);
+    expect([clean.code, clean.stdout + clean.stderr]).toEqual([0, '']);
+    const bad = await run(toolPath('hadolint')!, ['-'], { input: 'FROM debian\nRUN apt-get install curl\n' });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stdout).toMatch(/DL3006/); // untagged base image
+    expect(bad.stdout).toMatch(/DL3008|DL3015/); // unpinned or --no-install-recommends missing
+  });
+});
+
+describeTools('the Helm chart', ['helm', 'kubeconform'], () => {
+  describeCluster('against the API server\'s schemas', () => {
+    let schemas: string;
+    beforeAll(async () => {
+      schemas = mkdtempSync(join(tmpdir(), 'svc-schemas-'));
+      const c = cluster();
+      const env = { ...process.env, KUBECONFIG: c.kubeconfig, PATH: `${dirname(c.kubectlPath)}:${process.env.PATH}` };
+      const made = await run(NODE, ['hack/kube-schemas.mjs', schemas], { env });
+      expect(made.stderr).toBe('');
+      expect(made.stdout).toMatch(/\d+ schemas in/);
+    });
+    afterAll(() => rmSync(schemas, { recursive: true, force: true }));
+
+    const kubeconform = (input: string, skip: string[] = []) => run(toolPath('kubeconform')!, [
+      '-strict', '-summary', '-schema-location', `${schemas}/{{.ResourceKind}}{{.KindSuffix}}.json`, ...(skip.length ? ['-skip', skip.join(',')] : []), '-',
+    ], { input });
+
+    test.each(Object.entries(VALUE_SETS))('%s: helm template output is valid for kubeconform -strict', async (_name, values) => {
+      const t = await template(values);
+      expect(t.stderr).toBe('');
+      expect(t.code).toBe(0);
+      const v = await kubeconform(t.stdout, FOREIGN);
+      expect(v.stdout).toMatch(/Invalid: 0, Errors: 0/);
+      expect(v.code).toBe(0);
+    });
+
+    test('kubeconform -strict does refuse an unknown field (the schemas are strict)', async () => {
+      const t = await template([]);
+      const v = await kubeconform(t.stdout.replace('imagePullPolicy: IfNotPresent', 'imagePullPolicy: IfNotPresent\n          imagePulPolicy: Always'));
+      expect(v.code).not.toBe(0);
+      expect(v.stdout).toMatch(/additional properties 'imagePulPolicy' not allowed/);
+    });
+
+    test('the chart\'s CRDs and the example Dag manifests are valid', async () => {
+      const v = await run(toolPath('kubeconform')!, ['-strict', '-summary', '-schema-location', `${schemas}/{{.ResourceKind}}{{.KindSuffix}}.json`, 'charts/svc/crds', 'examples/kubernetes']);
+      expect(v.stdout).toMatch(/Invalid: 0, Errors: 0, Skipped: 0/);
+      expect(v.code).toBe(0);
+    });
+  });
+
+  test('helm lint --strict passes with the defaults and with everything on', async () => {
+    for (const values of [VALUE_SETS.defaults!, VALUE_SETS['everything on']!]) {
+      const l = await helm(['lint', '--strict', CHART, ...values.flatMap((v) => ['--set', v])]);
+      expect([l.code, l.stdout]).toEqual([0, expect.stringMatching(/1 chart\(s\) linted, 0 chart\(s\) failed/)]);
+    }
+  });
+
+  test.each([
+    [['auth.mode=builtin'], 'auth.mode=builtin needs auth.existingSecret'],
+    [['auth.mode=oidc', 'auth.existingSecret=s'], 'auth.oidc.issuer is required with auth.mode=oidc'],
+  ])('%j is refused: %s', async (values, message) => {
+    const t = await template(values);
+    expect(t.code).not.toBe(0);
+    expect(t.stderr).toContain(message);
+  });
+
+  test('least privilege: no wildcard, step Pods get no token, rights only in the release namespace', async () => {
+    const all = objects((await template([])).stdout);
+    const roles = all.filter((o) => o.kind === 'Role' || o.kind === 'ClusterRole');
+    expect(roles.map((r) => `${r.kind}/${r.metadata.name}`).sort()).toEqual([
+      'ClusterRole/svc-demo-svc-nodes', 'Role/demo-svc-api', 'Role/demo-svc-operator', 'Role/svc-demo-svc-node-leases',
+    ]);
+    for (const r of roles) for (const rule of r.rules) expect(JSON.stringify(rule)).not.toContain('*');
+    const clusterWide = all.filter((o) => o.kind === 'ClusterRole').flatMap((o) => o.rules);
+    expect(clusterWide).toEqual([{ apiGroups: [''], resources: ['nodes'], verbs: ['list'] }]);
+    const steps = all.find((o) => o.kind === 'ServiceAccount' && o.metadata.name === 'demo-svc-steps');
+    expect(steps.automountServiceAccountToken).toBe(false);
+    const operator = all.find((o) => o.kind === 'Deployment' && o.metadata.name === 'demo-svc-operator');
+    const env = Object.fromEntries(operator.spec.template.spec.containers[0].env.map((e: Obj) => [e.name, e.value ?? e.valueFrom]));
+    expect(env.SVC_STEP_SERVICE_ACCOUNT).toBe('demo-svc-steps');
+    for (const d of all.filter((o) => o.kind === 'Deployment')) {
+      const sc = d.spec.template.spec.containers[0].securityContext;
+      expect([d.metadata.name, sc.readOnlyRootFilesystem, sc.runAsNonRoot, sc.allowPrivilegeEscalation]).toEqual([d.metadata.name, true, true, false]);
+    }
+  });
+
+  test('the self-signed webhook certificate: the CA in the webhook signs the Service\'s serving certificate', async () => {
+    const { X509Certificate } = await import('node:crypto');
+    const all = objects((await template([])).stdout);
+    const secret = all.find((o) => o.kind === 'Secret' && o.metadata.name === 'demo-svc-webhook-tls');
+    const hook = all.find((o) => o.kind === 'ValidatingWebhookConfiguration');
+    const ca = new X509Certificate(Buffer.from(hook.webhooks[0].clientConfig.caBundle, 'base64'));
+    const cert = new X509Certificate(Buffer.from(secret.data['tls.crt'], 'base64'));
+    expect(cert.verify(ca.publicKey)).toBe(true);
+    expect(cert.subjectAltName).toContain('DNS:demo-svc-api.svc.svc');
+    expect(hook.webhooks[0].clientConfig.service).toEqual({ name: 'demo-svc-api', namespace: 'svc', port: 443, path: '/validate/dags' });
+    expect(hook.webhooks[0].namespaceSelector).toEqual({ matchLabels: { 'kubernetes.io/metadata.name': 'svc' } });
+  });
+});
