@@ -88,6 +88,21 @@ describeTools('the Helm chart', ['helm', 'kubeconform'], () => {
       expect(v.stdout).toMatch(/additional properties 'imagePulPolicy' not allowed/);
     });
 
+    test('config/ (kustomize) is the chart: kubectl kustomize of each directory equals helm template with its values', async () => {
+      const gen = (await import(join(ROOT, 'hack/gen-config.mjs'))) as {
+        VARIANTS: Record<string, string[]>; render(values: string[]): Obj[]; normalize(o: Obj): Obj; keyOf(o: Obj): string;
+      };
+      const keyed = (list: Obj[]) => Object.fromEntries(list.filter((o) => !['CustomResourceDefinition', 'Namespace'].includes(o.kind)).map((o) => [gen.keyOf(o), o]));
+      const dirs: [string, string[]][] = [...Object.entries(gen.VARIANTS), ['default', gen.VARIANTS.base!]];
+      for (const [dir, values] of dirs) {
+        const k = await run(cluster().kubectlPath, ['kustomize', join(ROOT, 'config', dir)]);
+        expect([dir, k.stderr]).toEqual([dir, '']);
+        const fromKustomize = objects(k.stdout);
+        expect(fromKustomize.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name).sort()).toEqual(['dagruns.svc.io', 'dags.svc.io']);
+        expect([dir, keyed(fromKustomize)]).toEqual([dir, keyed(gen.render(values))]);
+      }
+    });
+
     test('the chart\'s CRDs and the example Dag manifests are valid', async () => {
       const v = await run(toolPath('kubeconform')!, ['-strict', '-summary', '-schema-location', `${schemas}/{{.ResourceKind}}{{.KindSuffix}}.json`, 'charts/svc/crds', 'examples/kubernetes']);
       expect(v.stdout).toMatch(/Invalid: 0, Errors: 0, Skipped: 0/);
