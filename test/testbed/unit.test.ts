@@ -3,10 +3,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { expand } from './agent/env.js';
+import YAML from 'yaml';
+import { expand, fieldRef } from './agent/env.js';
+import { containerArgv, imageRepository } from './agent/images.js';
 import { LogWriter, serveLog } from './agent/logs.js';
 import { decide, isLive, tolerates, unfit } from './agent/schedule.js';
-import type { Node, Pod } from './agent/types.js';
+import type { Container, Node, Pod } from './agent/types.js';
+import { linkClaimMounts, setUpVolume, writeTokenKubeconfig, type TokenRequestSpec, type VolumeDeps } from './agent/volumes.js';
+import { testbedEntrypoints } from './lib/testbed.js';
 
 const node = (name: string, labels: Record<string, string> = {}, extra: Partial<Node> = {}): Node => ({
   metadata: { name, labels },
@@ -81,4 +85,149 @@ test('CRI log files: partial lines, tailLines, timestamps, limitBytes', async ()
   expect(await read({ limitBytes: 5 })).toBe('one\ne');
   expect(await read({ tailLines: 1, timestamps: true })).toMatch(/^\S+Z three$/);
   fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('image entrypoints', () => {
+  const entrypoints = { 'tools/echo': { entrypoint: ['/bin/echo', 'entry'], cmd: ['default'] }, bare: { entrypoint: ['/bin/true'] } };
+  const argv = (c: Partial<Container>): string[] => containerArgv({ name: 'c', ...c }, entrypoints, (s) => expand(s, { X: 'x' }));
+
+  test('command replaces ENTRYPOINT and CMD, args replace CMD, neither runs both', () => {
+    expect(argv({ image: 'tools/echo:1.0' })).toEqual(['/bin/echo', 'entry', 'default']);
+    expect(argv({ image: 'tools/echo:1.0', args: ['a', '$(X)'] })).toEqual(['/bin/echo', 'entry', 'a', 'x']);
+    expect(argv({ image: 'tools/echo:1.0', command: ['sh', '-c'] })).toEqual(['sh', '-c']);
+    expect(argv({ image: 'tools/echo@sha256:abc', command: ['run'], args: ['$(X)'] })).toEqual(['run', 'x']);
+    expect(argv({ image: 'tools/echo', command: [], args: [] })).toEqual(['/bin/echo', 'entry', 'default']);
+    expect(argv({ image: 'bare:2' })).toEqual(['/bin/true']);
+  });
+
+  test('an image without a known entrypoint runs command + args, or nothing', () => {
+    expect(argv({ image: 'busybox:1.36' })).toEqual([]);
+    expect(argv({ image: 'busybox:1.36', args: ['echo', '$(X)'] })).toEqual(['echo', 'x']);
+    expect(argv({})).toEqual([]);
+    expect(imageRepository('org/app:1.2@sha256:00')).toBe('org/app');
+  });
+
+  test('the svc image runs bin/svc.js server on the pinned Node; SVC_TESTBED_ENTRYPOINTS adds images', () => {
+    const before = process.env.SVC_TESTBED_ENTRYPOINTS;
+    try {
+      delete process.env.SVC_TESTBED_ENTRYPOINTS;
+      const svc = testbedEntrypoints().svc;
+      expect(svc?.cmd).toEqual(['server']);
+      expect(svc?.entrypoint[1]).toBe(path.resolve('bin/svc.js'));
+      expect(svc?.entrypoint[0]).toBe(fs.existsSync('node_modules/.bin/node') ? path.resolve('node_modules/.bin/node') : process.execPath);
+      process.env.SVC_TESTBED_ENTRYPOINTS = JSON.stringify({ 'org/tool': { entrypoint: ['/usr/bin/tool'], cmd: ['run'] } });
+      expect(testbedEntrypoints()['org/tool']).toEqual({ entrypoint: ['/usr/bin/tool'], cmd: ['run'] });
+      process.env.SVC_TESTBED_ENTRYPOINTS = '{"x": {"entrypoint": "not a list"}}';
+      expect(() => testbedEntrypoints()).toThrow(/SVC_TESTBED_ENTRYPOINTS: x: entrypoint/);
+    } finally {
+      if (before === undefined) delete process.env.SVC_TESTBED_ENTRYPOINTS;
+      else process.env.SVC_TESTBED_ENTRYPOINTS = before;
+    }
+  });
+});
+
+test('fieldRef status.podIP is the Node\'s podIP, hostIP stays loopback', () => {
+  const p = pod();
+  expect(fieldRef(p, 'status.podIP', { nodeName: 'n', podIP: '10.1.2.3' })).toBe('10.1.2.3');
+  expect(fieldRef(p, 'status.podIPs', { nodeName: 'n', podIP: '10.1.2.3' })).toBe('10.1.2.3');
+  expect(fieldRef(p, 'status.hostIP', { nodeName: 'n', podIP: '10.1.2.3' })).toBe('127.0.0.1');
+});
+
+describe('volumes', () => {
+  let dir = '';
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-testbed-vol-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const kubeApiAccess = {
+    name: 'kube-api-access-x',
+    projected: {
+      sources: [
+        { serviceAccountToken: { path: 'token', expirationSeconds: 3607 } },
+        { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+        { downwardAPI: { items: [{ path: 'namespace', fieldRef: { fieldPath: 'metadata.namespace' } }] } },
+      ],
+    },
+  };
+  const saPod: Pod = { metadata: { name: 'p', namespace: 'ns1', uid: 'u1', labels: { b: '2', a: '1' } }, spec: { serviceAccountName: 'reader', containers: [], volumes: [kubeApiAccess] } };
+  const deps = (over: Partial<VolumeDeps> = {}): VolumeDeps & { tokens: { ns: string; sa: string; spec: TokenRequestSpec }[] } => {
+    const tokens: { ns: string; sa: string; spec: TokenRequestSpec }[] = [];
+    return {
+      nodeName: 'n',
+      podIP: '10.0.0.9',
+      fetch: async (kind, _ns, name) => (kind === 'configmaps' && name === 'kube-root-ca.crt' ? { metadata: { name }, data: { 'ca.crt': 'CA PEM' } } : undefined),
+      getClaim: async () => undefined,
+      requestToken: async (ns, sa, spec) => {
+        tokens.push({ ns, sa, spec });
+        return 'tok3n';
+      },
+      images: {},
+      warn: () => {},
+      tokens,
+      ...over,
+    };
+  };
+
+  test('a projected kube-api-access volume: TokenRequest bound to the Pod, ca.crt, namespace; its kubeconfig', async () => {
+    const d = deps();
+    const vol = path.join(dir, 'scratch', kubeApiAccess.name);
+    expect(await setUpVolume(saPod, kubeApiAccess, vol, d)).toBeUndefined();
+    expect(d.tokens).toEqual([{ ns: 'ns1', sa: 'reader', spec: { expirationSeconds: 3607, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'p', uid: 'u1' } } }]);
+    expect(fs.readFileSync(path.join(vol, 'token'), 'utf8')).toBe('tok3n');
+    expect(fs.readFileSync(path.join(vol, 'ca.crt'), 'utf8')).toBe('CA PEM');
+    expect(fs.readFileSync(path.join(vol, 'namespace'), 'utf8')).toBe('ns1');
+    const file = writeTokenKubeconfig(saPod, kubeApiAccess, path.join(dir, 'scratch'), { server: 'https://127.0.0.1:6443', caFile: '/elsewhere/ca.crt' });
+    expect(file).toBe(path.join(dir, 'scratch', '.svc-testbed', 'kubeconfig-kube-api-access-x'));
+    const kc = YAML.parse(fs.readFileSync(file ?? '', 'utf8'));
+    expect(kc.clusters[0].cluster).toEqual({ server: 'https://127.0.0.1:6443', 'certificate-authority': path.join(vol, 'ca.crt') });
+    expect(kc.users[0].user).toEqual({ token: 'tok3n' });
+    expect(kc.contexts[0].context.namespace).toBe('ns1');
+    expect(writeTokenKubeconfig(saPod, { name: 'e', emptyDir: {} }, dir, { server: 's', caFile: 'c' })).toBeUndefined();
+  });
+
+  test('missing sources say why (FailedMount), optional ones do not; downward API label files', async () => {
+    const failing = deps({ requestToken: async () => Promise.reject(Object.assign(new Error('HTTP 404'), { body: '{"message":"serviceaccounts \\"reader\\" not found"}' })) });
+    expect(await setUpVolume(saPod, kubeApiAccess, path.join(dir, 'v1'), failing)).toBe('failed to fetch token: serviceaccounts "reader" not found');
+    expect(await setUpVolume(saPod, { name: 's', secret: { secretName: 'gone' } }, path.join(dir, 'v2'), deps())).toBe('secret "gone" not found');
+    expect(await setUpVolume(saPod, { name: 's', projected: { sources: [{ secret: { name: 'gone', optional: true } }] } }, path.join(dir, 'v3'), deps())).toBeUndefined();
+    const labels = { name: 'l', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }, { path: 'ip', fieldRef: { fieldPath: 'status.podIP' } }] } };
+    expect(await setUpVolume(saPod, labels, path.join(dir, 'v4'), deps())).toBeUndefined();
+    expect(fs.readFileSync(path.join(dir, 'v4', 'labels'), 'utf8')).toBe('a="1"\nb="2"');
+    expect(fs.readFileSync(path.join(dir, 'v4', 'ip'), 'utf8')).toBe('10.0.0.9');
+  });
+
+  test('a claim volume waits for its claim, then links the shared directory; mountPath links under tmp', async () => {
+    const claimsDir = path.join(dir, 'volumes');
+    const v = { name: 'data', persistentVolumeClaim: { claimName: 'shared' } };
+    const scratch = path.join(dir, 'scratch');
+    fs.mkdirSync(scratch);
+    expect(await setUpVolume(saPod, v, path.join(scratch, 'data'), deps({ claimsDir }))).toBe('persistentvolumeclaim "shared" not found');
+    const found = deps({ claimsDir, getClaim: async (_ns, name) => ({ metadata: { name } }) });
+    expect(await setUpVolume(saPod, v, path.join(scratch, 'data'), found)).toBeUndefined();
+    expect(fs.realpathSync(path.join(scratch, 'data'))).toBe(fs.realpathSync(path.join(claimsDir, 'ns1', 'shared')));
+
+    const mounts = path.join(dir, 'mounts');
+    fs.mkdirSync(path.join(mounts, 'existing'), { recursive: true });
+    const c: Container = {
+      name: 'c',
+      volumeMounts: [
+        { name: 'data', mountPath: path.join(mounts, 'whole') },
+        { name: 'data', mountPath: path.join(mounts, 'part'), subPath: 'sub/dir' },
+        { name: 'data', mountPath: path.join(mounts, 'existing') },
+        { name: 'data', mountPath: path.join(mounts, 'no-parent', 'x') },
+      ],
+    };
+    const p: Pod = { ...saPod, spec: { containers: [c], volumes: [v] } };
+    linkClaimMounts(p, c, scratch, dir);
+    expect(fs.readlinkSync(path.join(mounts, 'whole'))).toBe(fs.realpathSync(path.join(claimsDir, 'ns1', 'shared')));
+    expect(fs.readlinkSync(path.join(mounts, 'part'))).toBe(path.join(fs.realpathSync(path.join(claimsDir, 'ns1', 'shared')), 'sub/dir'));
+    expect(fs.statSync(path.join(claimsDir, 'ns1', 'shared', 'sub', 'dir')).isDirectory()).toBe(true);
+    expect(fs.lstatSync(path.join(mounts, 'existing')).isSymbolicLink()).toBe(false);
+    expect(fs.existsSync(path.join(mounts, 'no-parent'))).toBe(false);
+    // Not under the temp directory given: left alone.
+    const c2: Container = { name: 'c2', volumeMounts: [{ name: 'data', mountPath: path.join(mounts, 'other') }] };
+    linkClaimMounts({ ...p, spec: { containers: [c2], volumes: [v] } }, c2, scratch, path.join(dir, 'elsewhere'));
+    expect(fs.existsSync(path.join(mounts, 'other'))).toBe(false);
+  });
 });

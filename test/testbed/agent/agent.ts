@@ -9,17 +9,25 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ApiError, Kube, Reflector } from './kube.js';
+import type { ImageEntrypoint } from './images.js';
+import { ApiError, Kube, Reflector, type ObjectMeta } from './kube.js';
 import { PodRunner } from './runtime.js';
 import { decide, isLive } from './schedule.js';
 import { KubeletServer } from './server.js';
 import type { KeyedData, Lease, Node, Pod, Taint } from './types.js';
+import type { TokenRequestSpec } from './volumes.js';
 
 export interface NodeConfig {
   name: string;
   labels?: Record<string, string>;
   capacity?: Record<string, string>;
   taints?: Taint[];
+  /**
+   * The IP its Pods report (status.podIP/podIPs, the downward API), default 127.0.0.1. Endpoints and
+   * EndpointSlices refuse loopback addresses: give a host address (e.g. its first non-loopback IPv4) for
+   * Pods behind a Service. The Node's InternalIP and the Pods' hostIP stay 127.0.0.1.
+   */
+  podIP?: string;
 }
 
 export interface AgentConfig {
@@ -39,6 +47,10 @@ export interface AgentConfig {
   apiServer?: { host: string; port: number };
   /** Image repository (reference without tag or digest) -> local directory standing for its filesystem. */
   images?: Record<string, string>;
+  /** Image repository -> its ENTRYPOINT and CMD, for containers without a command. */
+  entrypoints?: Record<string, ImageEntrypoint>;
+  /** Directory of the PersistentVolumeClaims' data, `<claimsDir>/<namespace>/<claim>`, shared by all agents. */
+  claimsDir?: string;
 }
 
 const LEASE_NS = 'kube-node-lease';
@@ -310,8 +322,12 @@ export class Agent {
     if (!runner && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed' && !this.stopped) {
       runner = new PodRunner(pod, {
         nodeName: pod.spec.nodeName,
+        podIP: this.ours.get(pod.spec.nodeName)?.podIP ?? '127.0.0.1',
         podsDir: path.join(this.cfg.dir, 'pods'),
         fetch: (kind, ns, name) => this.fetchKeyed(kind, ns, name),
+        getClaim: (ns, name) => this.getOrUndefined<{ metadata: ObjectMeta }>(`/api/v1/namespaces/${ns}/persistentvolumeclaims/${name}`),
+        requestToken: (ns, sa, spec) => this.requestToken(ns, sa, spec),
+        tokenServer: this.tokenServer(),
         baseEnv: this.baseEnv(),
         changed: (r) => this.markDirty(r),
         event: (p, t, reason, message) => this.event(p, t, reason, message),
@@ -320,6 +336,8 @@ export class Agent {
         backoffInitialMs: this.cfg.backoffInitialMs ?? 2000,
         backoffMaxMs: this.cfg.backoffMaxMs ?? 60000,
         images: this.cfg.images ?? {},
+        entrypoints: this.cfg.entrypoints ?? {},
+        ...(this.cfg.claimsDir ? { claimsDir: this.cfg.claimsDir } : {}),
       });
       this.runners.set(uid, runner);
       this.log(`running pod ${runner.key} (${uid})`);
@@ -366,13 +384,29 @@ export class Agent {
     }
   }
 
-  private async fetchKeyed(kind: 'secrets' | 'configmaps', ns: string, name: string): Promise<KeyedData | undefined> {
+  private fetchKeyed(kind: 'secrets' | 'configmaps', ns: string, name: string): Promise<KeyedData | undefined> {
+    return this.getOrUndefined<KeyedData>(`/api/v1/namespaces/${ns}/${kind}/${name}`);
+  }
+
+  private async getOrUndefined<T>(apiPath: string): Promise<T | undefined> {
     try {
-      return await this.kube.get<KeyedData>(`/api/v1/namespaces/${ns}/${kind}/${name}`);
+      return await this.kube.get<T>(apiPath);
     } catch (e) {
       if (e instanceof ApiError && e.code === 404) return undefined;
       throw e;
     }
+  }
+
+  private async requestToken(ns: string, sa: string, spec: TokenRequestSpec): Promise<string> {
+    const body = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec };
+    const res = await this.kube.post<{ status: { token: string } }>(`/api/v1/namespaces/${ns}/serviceaccounts/${sa}/token`, body);
+    return res.status.token;
+  }
+
+  /** The API server as Pods reach it (apiServer, else the agent's kubeconfig) and the test bed's CA. */
+  private tokenServer(): { server: string; caFile: string } {
+    const api = this.cfg.apiServer;
+    return { server: api ? `https://${api.host}:${api.port}` : this.kube.server.origin, caFile: this.cfg.tls.ca };
   }
 
   private markDirty(r: PodRunner): void {

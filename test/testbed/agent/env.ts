@@ -44,7 +44,14 @@ export function expand(input: string, vars: Record<string, string>): string {
   return out;
 }
 
-function fieldRef(pod: Pod, path: string, nodeName: string): string {
+/** Where a Pod runs, for the downward API: its Node and its IP (hostIP is always 127.0.0.1). */
+export interface PodPlace {
+  nodeName: string;
+  podIP: string;
+}
+
+/** A downward API fieldRef of a Pod (env and volumes); throws ConfigError for a field it does not know. */
+export function fieldRef(pod: Pod, path: string, at: PodPlace): string {
   const m = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(path);
   if (m) {
     const map = m[1] === 'labels' ? pod.metadata.labels : pod.metadata.annotations;
@@ -58,13 +65,13 @@ function fieldRef(pod: Pod, path: string, nodeName: string): string {
     case 'metadata.uid':
       return pod.metadata.uid ?? '';
     case 'spec.nodeName':
-      return nodeName;
+      return at.nodeName;
     case 'spec.serviceAccountName':
       return pod.spec.serviceAccountName ?? '';
     case 'status.podIP':
-    case 'status.hostIP':
-      return '127.0.0.1';
     case 'status.podIPs':
+      return at.podIP;
+    case 'status.hostIP':
     case 'status.hostIPs':
       return '127.0.0.1';
     default:
@@ -72,9 +79,15 @@ function fieldRef(pod: Pod, path: string, nodeName: string): string {
   }
 }
 
-export interface EnvContext {
+/** A resourceFieldRef: the container's request or limit as written (no divisor), "0" when unset. */
+export function resourceField(c: Container | undefined, resource: string): string {
+  const [kind, res] = resource.split('.') as [string, string];
+  const v = kind === 'limits' ? c?.resources?.limits?.[res] : c?.resources?.requests?.[res];
+  return v ?? '0';
+}
+
+export interface EnvContext extends PodPlace {
   pod: Pod;
-  nodeName: string;
   fetch: Fetch;
   base: Record<string, string>; // process environment the agent passes through (PATH, ...)
 }
@@ -124,12 +137,9 @@ export async function containerEnv(c: Container, ctx: EnvContext): Promise<Recor
       }
       vars[e.name] = data[ref.key] ?? '';
     } else if (from.fieldRef) {
-      vars[e.name] = fieldRef(ctx.pod, from.fieldRef.fieldPath, ctx.nodeName);
+      vars[e.name] = fieldRef(ctx.pod, from.fieldRef.fieldPath, ctx);
     } else if (from.resourceFieldRef) {
-      const r = from.resourceFieldRef.resource;
-      const [kind, res] = r.split('.') as [string, string];
-      const v = kind === 'limits' ? c.resources?.limits?.[res] : c.resources?.requests?.[res];
-      vars[e.name] = v ?? '0';
+      vars[e.name] = resourceField(c, from.resourceFieldRef.resource);
     }
   }
   return { ...ctx.base, ...vars };

@@ -81,7 +81,7 @@ export function loadKubeconfig(file: string): Credentials {
 
 export class Kube {
   private readonly creds: Credentials;
-  private readonly server: URL;
+  readonly server: URL;
 
   constructor(kubeconfigPath: string) {
     this.creds = loadKubeconfig(kubeconfigPath);

@@ -8,15 +8,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, containerEnv, expand, type Fetch } from './env.js';
+import { ConfigError, containerEnv, expand } from './env.js';
+import { containerArgv, type ImageEntrypoint } from './images.js';
 import { LogWriter } from './logs.js';
-import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodStatus } from './types.js';
+import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodStatus, Volume } from './types.js';
+import { linkClaimMounts, setUpVolume, writeTokenKubeconfig, type TokenServer, type VolumeDeps } from './volumes.js';
 
-export interface RuntimeDeps {
-  nodeName: string;
+export interface RuntimeDeps extends Omit<VolumeDeps, 'warn' | 'podIP'> {
   podsDir: string;
-  fetch: Fetch;
+  /** The IP the Pod reports (status.podIP, downward API); hostNetwork Pods report the host's, 127.0.0.1. */
+  podIP: string;
   baseEnv: Record<string, string>;
+  /** Where the kubeconfigs of projected service-account tokens point. */
+  tokenServer: TokenServer;
   /** Called whenever the status changed; the agent coalesces and patches. */
   changed: (runner: PodRunner) => void;
   event: (pod: Pod, type: 'Normal' | 'Warning', reason: string, message: string) => void;
@@ -25,16 +29,8 @@ export interface RuntimeDeps {
   track: (pgid: number) => void;
   backoffInitialMs: number;
   backoffMaxMs: number;
-  /** Image repository -> local directory (image volumes). */
-  images: Record<string, string>;
-}
-
-/** The repository of an image reference: without its digest or tag. */
-export function imageRepository(ref: string): string {
-  const noDigest = ref.split('@')[0] ?? ref;
-  const slash = noDigest.lastIndexOf('/');
-  const colon = noDigest.lastIndexOf(':');
-  return colon > slash ? noDigest.slice(0, colon) : noDigest;
+  /** Image repository -> its ENTRYPOINT and CMD (containers without a command). */
+  entrypoints: Record<string, ImageEntrypoint>;
 }
 
 const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -100,6 +96,8 @@ export class PodRunner {
   private deadlineTimer?: NodeJS.Timeout;
   private readonly finished: Promise<void>;
   private resolveFinished!: () => void;
+  /** Volume name -> the kubeconfig of the service-account token it projects. */
+  private readonly kubeconfigs = new Map<string, string>();
 
   constructor(
     pod: Pod,
@@ -158,7 +156,8 @@ export class PodRunner {
       this.deadlineTimer = setTimeout(() => void this.deadlineExceeded(ads), ads * 1000);
     }
     await this.prepareVolumes();
-    if (this.terminating) return;
+    if (this.terminating || this.terminal) return;
+    for (const c of [...this.init, ...this.apps]) linkClaimMounts(this.pod, c.spec, this.scratch);
     this.sandboxReady = true;
     for (const c of this.apps) if (!this.init.length) c.state = { waiting: { reason: 'ContainerCreating' } };
     this.changed();
@@ -222,9 +221,11 @@ export class PodRunner {
     for (;;) {
       if (this.terminating || this.terminal) return false;
       try {
+        const kubeconfig = this.kubeconfigFor(c.spec);
         c.env = await containerEnv(c.spec, {
           pod: this.pod,
           nodeName: this.deps.nodeName,
+          podIP: this.podIP,
           fetch: this.deps.fetch,
           base: {
             ...this.deps.baseEnv,
@@ -232,6 +233,7 @@ export class PodRunner {
             HOME: this.scratch,
             SVC_TESTBED_SCRATCH: this.scratch,
             SVC_TESTBED_NODE: this.deps.nodeName,
+            ...(kubeconfig ? { KUBECONFIG: kubeconfig } : {}),
           },
         });
         return true;
@@ -260,7 +262,7 @@ export class PodRunner {
   private async runOnce(c: ContainerRun): Promise<number> {
     if (!(await this.resolveConfig(c))) return -1;
     const env = c.env ?? {};
-    const argv = [...(c.spec.command ?? []), ...(c.spec.args ?? [])].map((a) => expand(a, env));
+    const argv = containerArgv(c.spec, this.deps.entrypoints, (a) => expand(a, env));
     if (argv[0]) argv[0] = this.mounted(c.spec, argv[0]);
     const startedAt = now();
     c.cwd = this.workingDir(c.spec);
@@ -268,7 +270,7 @@ export class PodRunner {
     fs.mkdirSync(path.dirname(logPath), { recursive: true });
     fs.writeFileSync(logPath, '');
     if (argv.length === 0) {
-      const message = 'the test bed runs no image entrypoints: the container needs a command or args';
+      const message = `the test bed knows no entrypoint of image ${c.spec.image ?? '(none)'} (agent config "entrypoints"): the container needs a command`;
       c.state = { terminated: { exitCode: 128, reason: 'StartError', message, startedAt, finishedAt: now() } };
       this.deps.event(this.pod, 'Warning', 'Failed', `Error: ${message}`);
       this.changed();
@@ -344,53 +346,33 @@ export class PodRunner {
     return file;
   }
 
-  /**
-   * emptyDir volumes are directories under the scratch dir; ConfigMap and Secret volumes are written there;
-   * an image volume is a link to the local directory the agent's `images` map gives its repository.
-   */
+  /** The volumes, each set up once (volumes.ts); one that cannot be yet is retried every 2 s (FailedMount). */
   private async prepareVolumes(): Promise<void> {
-    const ns = this.pod.metadata.namespace ?? 'default';
     for (const v of this.pod.spec.volumes ?? []) {
-      const dir = path.join(this.scratch, v.name);
-      if (v.image) {
-        this.imageVolume(v.name, v.image.reference, dir);
-        continue;
-      }
-      fs.mkdirSync(dir, { recursive: true });
-      const src = v.configMap ? { ...v.configMap, kind: 'configmaps' as const } : v.secret ? { ...v.secret, kind: 'secrets' as const, name: v.secret.secretName } : undefined;
-      if (!src) continue;
-      for (;;) {
-        if (this.terminating || this.terminal) return;
-        const obj = await this.deps.fetch(src.kind, ns, src.name);
-        if (obj || src.optional) {
-          const data: Record<string, Buffer> = {};
-          for (const [k, val] of Object.entries(obj?.data ?? {})) data[k] = src.kind === 'secrets' ? Buffer.from(val, 'base64') : Buffer.from(val);
-          for (const [k, val] of Object.entries(obj?.binaryData ?? {})) data[k] = Buffer.from(val, 'base64');
-          const items = src.items ?? Object.keys(data).map((key) => ({ key, path: key }));
-          for (const it of items) {
-            const content = data[it.key];
-            if (!content) continue;
-            const file = path.join(dir, it.path);
-            fs.mkdirSync(path.dirname(file), { recursive: true });
-            fs.writeFileSync(file, content);
-          }
-          break;
-        }
-        const msg = `MountVolume.SetUp failed for volume "${v.name}" : ${src.kind === 'secrets' ? 'secret' : 'configmap'} "${src.name}" not found`;
-        this.deps.event(this.pod, 'Warning', 'FailedMount', msg);
-        await sleep(2000);
-      }
+      if (!(await this.prepareVolume(v))) return;
+      const kubeconfig = writeTokenKubeconfig(this.pod, v, this.scratch, this.deps.tokenServer);
+      if (kubeconfig) this.kubeconfigs.set(v.name, kubeconfig);
     }
   }
 
-  private imageVolume(name: string, reference: string, dir: string): void {
-    const local = this.deps.images[imageRepository(reference)];
-    if (local && fs.existsSync(local)) {
-      if (!fs.existsSync(dir)) fs.symlinkSync(local, dir);
-      return;
+  private async prepareVolume(v: Volume): Promise<boolean> {
+    const warn = (msg: string): void => this.deps.event(this.pod, 'Warning', 'FailedMount', `MountVolume.SetUp failed for volume "${v.name}" : ${msg}`);
+    for (;;) {
+      if (this.terminating || this.terminal) return false;
+      const failure = await setUpVolume(this.pod, v, path.join(this.scratch, v.name), { ...this.deps, podIP: this.podIP, warn });
+      if (!failure) return true;
+      warn(failure);
+      await sleep(2000);
     }
-    fs.mkdirSync(dir, { recursive: true });
-    this.deps.event(this.pod, 'Warning', 'FailedMount', `MountVolume.SetUp failed for volume "${name}" : the test bed maps no local directory to image ${reference} (agent config "images")`);
+  }
+
+  /** The kubeconfig of the first service-account token volume the container mounts. */
+  private kubeconfigFor(c: Container): string | undefined {
+    return (c.volumeMounts ?? []).map((m) => this.kubeconfigs.get(m.name)).find(Boolean);
+  }
+
+  private get podIP(): string {
+    return this.pod.spec.hostNetwork ? '127.0.0.1' : this.deps.podIP;
   }
 
   private async deadlineExceeded(seconds: number): Promise<void> {
@@ -484,8 +466,8 @@ export class PodRunner {
       ],
       hostIP: '127.0.0.1',
       hostIPs: [{ ip: '127.0.0.1' }],
-      podIP: '127.0.0.1',
-      podIPs: [{ ip: '127.0.0.1' }],
+      podIP: this.podIP,
+      podIPs: [{ ip: this.podIP }],
       ...(this.startTime ? { startTime: this.startTime } : {}),
       initContainerStatuses: this.init.map((c) => c.status()),
       containerStatuses: this.apps.map((c) => c.status()),

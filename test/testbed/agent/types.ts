@@ -44,11 +44,30 @@ export interface NodeSelectorTerm {
   matchExpressions?: NodeSelectorRequirement[];
   matchFields?: NodeSelectorRequirement[];
 }
+export interface KeyToPath {
+  key: string;
+  path: string;
+}
+export interface DownwardAPIFile {
+  path: string;
+  fieldRef?: { fieldPath: string };
+  resourceFieldRef?: { containerName?: string; resource: string; divisor?: string };
+}
+/** One source of a projected volume (the kubelet writes them all into one directory). */
+export interface ProjectedSource {
+  serviceAccountToken?: { path: string; audience?: string; expirationSeconds?: number };
+  configMap?: { name: string; optional?: boolean; items?: KeyToPath[] };
+  secret?: { name: string; optional?: boolean; items?: KeyToPath[] };
+  downwardAPI?: { items?: DownwardAPIFile[] };
+}
 export interface Volume {
   name: string;
   emptyDir?: object;
-  configMap?: { name: string; optional?: boolean; items?: { key: string; path: string }[] };
-  secret?: { secretName: string; optional?: boolean; items?: { key: string; path: string }[] };
+  configMap?: { name: string; optional?: boolean; items?: KeyToPath[] };
+  secret?: { secretName: string; optional?: boolean; items?: KeyToPath[] };
+  downwardAPI?: { items?: DownwardAPIFile[] };
+  projected?: { sources?: ProjectedSource[] };
+  persistentVolumeClaim?: { claimName: string; readOnly?: boolean };
   /** An image volume (KEP-4639): the agent mounts the local directory its `images` map gives the reference. */
   image?: { reference: string; pullPolicy?: string };
 }
@@ -60,6 +79,8 @@ export interface PodSpec {
   activeDeadlineSeconds?: number;
   terminationGracePeriodSeconds?: number;
   serviceAccountName?: string;
+  automountServiceAccountToken?: boolean;
+  hostNetwork?: boolean;
   hostname?: string;
   tolerations?: Toleration[];
   affinity?: { nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms: NodeSelectorTerm[] } } };

@@ -24,7 +24,7 @@ function parseNode(spec: string): NodeConfig {
 }
 
 /** --node name[:k=v,...] (repeatable), --nodes N (node-a, node-b, ... with svc.testbed/pool=a, b, ...), or
- * --nodes-file F (a JSON array of {name, labels, capacity, taints}). */
+ * --nodes-file F (a JSON array of {name, labels, capacity, taints, podIP}). */
 function nodeList(opts: Map<string, string[]>): NodeConfig[] | undefined {
   const file = opts.get('nodes-file')?.[0];
   if (file) return JSON.parse(fs.readFileSync(file, 'utf8')) as NodeConfig[];

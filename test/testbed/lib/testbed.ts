@@ -11,6 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NodeConfig } from '../agent/agent.js';
+import type { ImageEntrypoint } from '../agent/images.js';
 
 export interface ProcessInfo {
   name: string;
@@ -192,6 +193,42 @@ export function testbedImages(): Record<string, string> {
   return images;
 }
 
+/** The Node 24 the project pins (node_modules/.bin/node) when installed, else the one running this. */
+export function nodeBinary(): string {
+  const pinned = path.join(repoRoot, 'node_modules', '.bin', 'node');
+  return fs.existsSync(pinned) ? pinned : process.execPath;
+}
+
+/**
+ * Entrypoints of the images the agents run containers of without a command: the svc image (this
+ * repository's `bin/svc.js` on the pinned Node; the Dockerfile's ENTRYPOINT ["svc"], CMD ["server"]),
+ * plus SVC_TESTBED_ENTRYPOINTS, a JSON object `{"<repository>": {"entrypoint": [...], "cmd": [...]}}`.
+ */
+export function testbedEntrypoints(): Record<string, ImageEntrypoint> {
+  const entrypoints: Record<string, ImageEntrypoint> = { svc: { entrypoint: [nodeBinary(), path.join(repoRoot, 'bin', 'svc.js')], cmd: ['server'] } };
+  const extra = process.env.SVC_TESTBED_ENTRYPOINTS;
+  if (!extra) return entrypoints;
+  const bad = (why: string): Error => new Error(`SVC_TESTBED_ENTRYPOINTS: ${why}; expected {"<repository>": {"entrypoint": ["prog", ...], "cmd": [...]}}`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(extra);
+  } catch (e) {
+    throw bad((e as Error).message);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw bad('not a JSON object');
+  const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  for (const [repo, e] of Object.entries(parsed as Record<string, { entrypoint?: unknown; cmd?: unknown }>)) {
+    if (!strings(e?.entrypoint) || (e.cmd !== undefined && !strings(e.cmd))) throw bad(`${repo}: entrypoint (and cmd) must be lists of strings`);
+    entrypoints[repo] = { entrypoint: e.entrypoint, ...(e.cmd ? { cmd: e.cmd } : {}) };
+  }
+  return entrypoints;
+}
+
+/** The PersistentVolumeClaims' data, shared by the test bed's agents: `<dir>/volumes/<namespace>/<claim>`. */
+export function claimsDir(state: TestbedState): string {
+  return path.join(state.dir, 'volumes');
+}
+
 /** Starts one agent process for `nodes` and waits until its Nodes are registered. */
 export async function startAgent(state: TestbedState, nodes: NodeConfig[], opts: { leaseDurationSeconds?: number; renewIntervalSeconds?: number } = {}): Promise<AgentInfo> {
   const name = `agent-${nodes.map((n) => n.name).join('+')}`;
@@ -208,6 +245,8 @@ export async function startAgent(state: TestbedState, nodes: NodeConfig[], opts:
     kubeletVersion: state.versions.kubernetes,
     apiServer: { host: '127.0.0.1', port: state.ports.apiserver },
     images: testbedImages(),
+    entrypoints: testbedEntrypoints(),
+    claimsDir: claimsDir(state),
   };
   fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(cfg, null, 2));
   const info: AgentInfo = { ...launch(name, process.execPath, [agentMain, path.join(dir, 'config.json')], path.join(state.dir, 'logs')), nodes, dir };
@@ -272,7 +311,7 @@ export async function up(o: UpOptions): Promise<TestbedState> {
   const existing = readState(dir);
   if (existing && existing.control.some((p) => alive(p.pid))) throw new Error(`a test bed is already up in ${dir} (hack/testbed down --dir ${dir})`);
   fs.mkdirSync(dir, { recursive: true });
-  for (const sub of ['etcd', 'logs', 'agents', 'pki']) fs.rmSync(path.join(dir, sub), { recursive: true, force: true });
+  for (const sub of ['etcd', 'logs', 'agents', 'pki', 'volumes']) fs.rmSync(path.join(dir, sub), { recursive: true, force: true });
   const logs = path.join(dir, 'logs');
   fs.mkdirSync(logs, { recursive: true });
   const pki = path.join(dir, 'pki');
@@ -342,6 +381,9 @@ export async function up(o: UpOptions): Promise<TestbedState> {
       // Plugins whose controllers the test bed does not run (node lifecycle, PVC protection, pod groups):
       '--disable-admission-plugins=TaintNodesByCondition,StorageObjectInUseProtection,PodGroupProtection',
       '--endpoint-reconciler-type=none',
+      // Admission webhooks and aggregated APIs reach a Service through its endpoints (Pod IPs, see
+      // NodeConfig.podIP): nothing routes ClusterIPs.
+      '--enable-aggregator-routing=true',
       '--allow-privileged=true',
       '--profiling=false',
       `--feature-gates=${FEATURE_GATES}`,
