@@ -8,8 +8,9 @@
 #
 # Environment: KIND_CLUSTER (default svc-e2e), KIND_NODE_IMAGE (default: kind's own for its version; pick a
 # kindest/node image of the Kubernetes minor pinned in hack/testbed.d/versions.env to match the test bed),
-# SVC_E2E_PROJECTS (jest projects to run, default "operator testbed"), SVC_OPERATOR_IMAGE (if set and a
-# Dockerfile exists, the image is built and loaded into the cluster under this name).
+# SVC_E2E_PROJECTS (jest projects to run, default "testbed"), SVC_IMAGE (the svc image built from the
+# Dockerfile and loaded into the cluster, default svc:<package version>), SVC_E2E_HELM=1 (also helm install
+# charts/svc with that image into namespace svc-e2e and wait for its Deployments; needs helm).
 #
 # Tests that need the test bed itself (its node agents: Lease ageing, host-side marks) skip on kind; the
 # rest (CRDs, Pods, exec, logs, garbage collection, client-node) run unchanged. Pods use busybox:1.36.
@@ -48,15 +49,22 @@ kubectl --kubeconfig "$kubeconfig" version
 # Pods in the tests use busybox; pre-load it so the tests do not wait on pulls inside the cluster.
 docker pull -q busybox:1.36 >/dev/null && kind load docker-image busybox:1.36 --name "$cluster" >/dev/null || true
 
-if [ -n "${SVC_OPERATOR_IMAGE:-}" ] && [ -f Dockerfile ]; then
-  docker build -t "$SVC_OPERATOR_IMAGE" .
-  kind load docker-image "$SVC_OPERATOR_IMAGE" --name "$cluster"
+version="$(node -p "require('./package.json').version")"
+image="${SVC_IMAGE:-svc:$version}"
+docker build -t "$image" .
+kind load docker-image "$image" --name "$cluster"
+
+if [ "${SVC_E2E_HELM:-0}" = 1 ]; then
+  helm --kubeconfig "$kubeconfig" upgrade --install svc charts/svc --namespace svc-e2e --create-namespace \
+    --set image.repository="${image%:*}" --set image.tag="${image##*:}" --set persistence.accessModes[0]=ReadWriteOnce \
+    --set api.replicas=1 --wait --timeout 5m
+  kubectl --kubeconfig "$kubeconfig" -n svc-e2e get pods
 fi
 
 [ -d node_modules ] || npm ci --no-audit --no-fund
 npx tsc -p tsconfig.json
 projects=()
-for p in ${SVC_E2E_PROJECTS:-operator testbed}; do
+for p in ${SVC_E2E_PROJECTS:-testbed}; do
   if [ -f "test/$p/jest.config.js" ]; then projects+=("$p"); else echo "e2e-kind: no jest project test/$p (skipped)"; fi
 done
 [ "${#projects[@]}" -gt 0 ] || { echo "e2e-kind: no test projects to run" >&2; exit 1; }

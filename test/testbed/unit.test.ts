@@ -9,7 +9,7 @@ import { containerArgv, imageRepository } from './agent/images.js';
 import { LogWriter, serveLog } from './agent/logs.js';
 import { decide, isLive, tolerates, unfit } from './agent/schedule.js';
 import type { Container, Node, Pod } from './agent/types.js';
-import { linkClaimMounts, setUpVolume, writeTokenKubeconfig, type TokenRequestSpec, type VolumeDeps } from './agent/volumes.js';
+import { linkMounts, setUpVolume, writeTokenKubeconfig, type TokenRequestSpec, type VolumeDeps } from './agent/volumes.js';
 import { testbedEntrypoints } from './lib/testbed.js';
 
 const node = (name: string, labels: Record<string, string> = {}, extra: Partial<Node> = {}): Node => ({
@@ -219,7 +219,7 @@ describe('volumes', () => {
       ],
     };
     const p: Pod = { ...saPod, spec: { containers: [c], volumes: [v] } };
-    linkClaimMounts(p, c, scratch, dir);
+    linkMounts(p, c, scratch, dir);
     expect(fs.readlinkSync(path.join(mounts, 'whole'))).toBe(fs.realpathSync(path.join(claimsDir, 'ns1', 'shared')));
     expect(fs.readlinkSync(path.join(mounts, 'part'))).toBe(path.join(fs.realpathSync(path.join(claimsDir, 'ns1', 'shared')), 'sub/dir'));
     expect(fs.statSync(path.join(claimsDir, 'ns1', 'shared', 'sub', 'dir')).isDirectory()).toBe(true);
@@ -227,7 +227,14 @@ describe('volumes', () => {
     expect(fs.existsSync(path.join(mounts, 'no-parent'))).toBe(false);
     // Not under the temp directory given: left alone.
     const c2: Container = { name: 'c2', volumeMounts: [{ name: 'data', mountPath: path.join(mounts, 'other') }] };
-    linkClaimMounts({ ...p, spec: { containers: [c2], volumes: [v] } }, c2, scratch, path.join(dir, 'elsewhere'));
+    linkMounts({ ...p, spec: { containers: [c2], volumes: [v] } }, c2, scratch, path.join(dir, 'elsewhere'));
     expect(fs.existsSync(path.join(mounts, 'other'))).toBe(false);
+    // Any volume: a Secret's files at its mountPath; a dangling link (a Pod that is gone) is replaced.
+    fs.mkdirSync(path.join(scratch, 'tls'));
+    fs.writeFileSync(path.join(scratch, 'tls', 'tls.crt'), 'cert');
+    fs.symlinkSync(path.join(dir, 'gone'), path.join(mounts, 'tls'));
+    const c3: Container = { name: 'c3', volumeMounts: [{ name: 'tls', mountPath: path.join(mounts, 'tls') }] };
+    linkMounts({ ...p, spec: { containers: [c3], volumes: [{ name: 'tls', secret: { secretName: 'tls' } }] } }, c3, scratch, dir);
+    expect(fs.readFileSync(path.join(mounts, 'tls', 'tls.crt'), 'utf8')).toBe('cert');
   });
 });

@@ -12,7 +12,7 @@ import { ConfigError, containerEnv, expand } from './env.js';
 import { containerArgv, type ImageEntrypoint } from './images.js';
 import { LogWriter } from './logs.js';
 import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodStatus, Volume } from './types.js';
-import { linkClaimMounts, setUpVolume, writeTokenKubeconfig, type TokenServer, type VolumeDeps } from './volumes.js';
+import { linkMounts, setUpVolume, writeTokenKubeconfig, type TokenServer, type VolumeDeps } from './volumes.js';
 
 export interface RuntimeDeps extends Omit<VolumeDeps, 'warn' | 'podIP'> {
   podsDir: string;
@@ -157,7 +157,7 @@ export class PodRunner {
     }
     await this.prepareVolumes();
     if (this.terminating || this.terminal) return;
-    for (const c of [...this.init, ...this.apps]) linkClaimMounts(this.pod, c.spec, this.scratch);
+    for (const c of [...this.init, ...this.apps]) linkMounts(this.pod, c.spec, this.scratch);
     this.sandboxReady = true;
     for (const c of this.apps) if (!this.init.length) c.state = { waiting: { reason: 'ContainerCreating' } };
     this.changed();

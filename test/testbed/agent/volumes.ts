@@ -1,6 +1,6 @@
 /**
  * A Pod's volumes as directories under its scratch dir (there is no mount namespace, so `mountPath` is
- * not honoured; see `linkClaimMounts` for the one exception):
+ * not honoured; see `linkMounts` for the one exception):
  * - emptyDir: a directory;
  * - configMap, secret, downwardAPI and projected (serviceAccountToken through the TokenRequest API,
  *   configMap, secret, downwardAPI sources): their files written there, once;
@@ -173,16 +173,18 @@ function under(p: string, dir: string): boolean {
 }
 
 /**
- * Honours the mountPath of claim volumes where it is safe: an absolute mountPath under the host's temp
- * directory that does not exist and whose parent does becomes a symlink to the claim's shared directory
- * (plus subPath). An existing path is left alone, and the link is never removed (it outlives the Pod).
+ * Honours a volume's mountPath where it is safe: an absolute mountPath under the host's temp directory
+ * whose parent exists becomes a symlink to the volume's directory (plus subPath): a claim's shared
+ * directory, or this Pod's own for other volumes. An existing path is left alone, except a dangling link
+ * (to the volume of a Pod that is gone), which is replaced; links are never removed (they outlive the Pod).
  */
-export function linkClaimMounts(pod: Pod, c: Container, scratch: string, tmp = os.tmpdir()): void {
+export function linkMounts(pod: Pod, c: Container, scratch: string, tmp = os.tmpdir()): void {
   for (const m of c.volumeMounts ?? []) {
     const v = pod.spec.volumes?.find((x) => x.name === m.name);
     const at = path.resolve(m.mountPath);
-    if (!v?.persistentVolumeClaim || !path.isAbsolute(m.mountPath) || !under(at, tmp) || !fs.existsSync(path.dirname(at))) continue;
-    if (exists(at)) continue;
+    if (!v || !path.isAbsolute(m.mountPath) || !under(at, tmp) || !fs.existsSync(path.dirname(at))) continue;
+    if (fs.existsSync(at)) continue;
+    if (exists(at)) fs.rmSync(at); // dangling
     const volume = path.join(scratch, m.name);
     if (!exists(volume)) continue;
     const target = path.join(fs.realpathSync(volume), m.subPath ?? '');
