@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { cluster, describeCluster } from '../testbed/helpers.js';
+import { cluster, describeCluster, kubectl } from '../testbed/helpers.js';
 import { describeTools, toolPath } from '../helpers/tools.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -100,6 +100,18 @@ describeTools('the Helm chart', ['helm', 'kubeconform'], () => {
         const fromKustomize = objects(k.stdout);
         expect(fromKustomize.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name).sort()).toEqual(['dagruns.svc.io', 'dags.svc.io']);
         expect([dir, keyed(fromKustomize)]).toEqual([dir, keyed(gen.render(values))]);
+      }
+    });
+
+    test('kubectl apply -k config/default: the API server accepts every object (server-side dry run)', async () => {
+      const ns = await kubectl(['create', 'namespace', 'svc']);
+      try {
+        const r = await kubectl(['apply', '--server-side', '--dry-run=server', '-k', join(ROOT, 'config/default')]);
+        expect([r.code, r.stderr]).toEqual([0, '']);
+        expect(r.stdout).toMatch(/deployment.apps\/svc-operator serverside-applied \(server dry run\)/);
+        expect(r.stdout).toMatch(/lease.coordination.k8s.io\/svc-operator serverside-applied/);
+      } finally {
+        if (ns.code === 0) await kubectl(['delete', 'namespace', 'svc', '--wait=false']);
       }
     });
 
