@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Writes config/ (kustomize) from the Helm chart, so the two never disagree: config/base is the chart
 // rendered for namespace svc without the admission webhook, each overlay adds what a set of chart values
-// adds (new objects as resources, changed ones as patches), config/default is the base plus its Namespace.
+// adds (new objects as resources, changed ones as JSON patches, removed ones as delete patches), config/default is the base plus its Namespace.
 // Helm's own labels become kustomize's. test/kube/chart.test.ts checks that `kubectl kustomize` of each
 // directory equals `helm template` with the same values.
 //
@@ -22,6 +22,8 @@ export const VARIANTS = {
   'overlays/webhook-cert-manager': ['webhook.certManager.enabled=true'],
   'overlays/cluster-roles': ['webhook.enabled=false', 'rbac.clusterRoles=true'],
   'overlays/monitoring': ['webhook.enabled=false', 'metrics.serviceMonitor.enabled=true', 'networkPolicy.enabled=true'],
+  // Step logs in a bucket (no ReadWriteMany storage): patch the bucket and endpoint to yours.
+  'overlays/s3-logs': ['webhook.enabled=false', 'logStore.type=s3', 'logStore.s3.bucket=svc-logs', 'logStore.s3.credentialsSecret=svc-s3'],
 };
 
 export function helmPath() {
@@ -68,6 +70,25 @@ function writeBase(objects) {
   writeDir(join(ROOT, 'config/base'), { resources: ['../crd', ...Object.keys(files)] }, files);
 }
 
+/** JSON patch operations that turn `was` into `now`, field by top-level field (lists replaced whole). */
+function jsonPatch(was, now) {
+  const ops = [];
+  const diff = (a, b, at) => {
+    for (const k of Object.keys(b)) if (JSON.stringify(a[k]) !== JSON.stringify(b[k])) ops.push({ op: 'add', path: `${at}/${k}`, value: b[k] });
+    for (const k of Object.keys(a)) if (!(k in b)) ops.push({ op: 'remove', path: `${at}/${k}` });
+  };
+  const { metadata: m1, apiVersion: _a, kind: _k, ...rest1 } = was;
+  const { metadata: m2, apiVersion: _b, kind: _l, ...rest2 } = now;
+  diff(rest1, rest2, '');
+  diff({ labels: m1.labels, annotations: m1.annotations }, { labels: m2.labels, annotations: m2.annotations }, '/metadata');
+  return ops;
+}
+
+function targetOf(o) {
+  const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion];
+  return { group, version, kind: o.kind, name: o.metadata.name, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}) };
+}
+
 function writeOverlay(dir, objects, base) {
   const byKey = new Map(base.map((o) => [keyOf(o), o]));
   const mine = new Set(objects.map(keyOf));
@@ -76,10 +97,13 @@ function writeOverlay(dir, objects, base) {
   const patches = [];
   for (const o of objects) {
     const was = byKey.get(keyOf(o));
-    if (!was) resources.push(fileOf(o));
-    else if (JSON.stringify(was) !== JSON.stringify(o)) patches.push({ path: `patch_${fileOf(o)}` });
-    else continue;
-    files[was ? `patch_${fileOf(o)}` : fileOf(o)] = yaml(o);
+    if (!was) {
+      resources.push(fileOf(o));
+      files[fileOf(o)] = yaml(o);
+    } else if (JSON.stringify(was) !== JSON.stringify(o)) {
+      patches.push({ path: `patch_${fileOf(o)}`, target: targetOf(o) });
+      files[`patch_${fileOf(o)}`] = yaml(jsonPatch(was, o));
+    }
   }
   for (const o of base.filter((b) => !mine.has(keyOf(b)))) {
     const del = { apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata.name, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}) }, $patch: 'delete' };

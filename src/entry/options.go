@@ -24,12 +24,13 @@ type Options struct {
 	Masks          []string      // values shown as ******* in every copy of the output
 	Quiet          bool          // no copy to the container's streams (output that only its result may carry)
 	MaxLine        int
+	Upload         *Upload // logs and result to a bucket instead of files (upload.go)
 }
 
 func parseRun(args []string) (*Options, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	o := &Options{ScriptArg: -1, StopSignal: syscall.SIGTERM, MaxLine: 64 * 1024}
-	var commands, stop, maskEnv, scriptEnv string
+	var commands, stop, maskEnv, scriptEnv, uploadEnv string
 	var timeoutMs int64
 	fs.StringVar(&o.Stdout, "stdout", "", "stdout log file")
 	fs.StringVar(&o.Stderr, "stderr", "", "stderr log file (the stdout one when merged)")
@@ -41,6 +42,7 @@ func parseRun(args []string) (*Options, error) {
 	fs.Int64Var(&timeoutMs, "timeout-ms", 0, "the step's timeout")
 	fs.StringVar(&maskEnv, "mask-env", "", "comma-separated env vars holding values to mask, one per line")
 	fs.BoolVar(&o.Quiet, "quiet", false, "do not pass the output through to the container's streams")
+	fs.StringVar(&uploadEnv, "upload-env", "", "env var holding the upload grant (JSON): logs and result go to a bucket")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -76,6 +78,14 @@ func parseRun(args []string) (*Options, error) {
 	if o.Stderr == "" {
 		o.Stderr = o.Stdout
 	}
+	if uploadEnv != "" {
+		up, err := parseUpload(os.Getenv(uploadEnv))
+		if err != nil {
+			return nil, err
+		}
+		o.Upload = up
+		o.Env = environWithout(uploadEnv) // the grant is the entry's, not the commands'
+	}
 	return o, nil
 }
 
@@ -102,4 +112,15 @@ func signalName(s syscall.Signal) string {
 		}
 	}
 	return "SIG" + strings.TrimPrefix(s.String(), "signal ")
+}
+
+// environWithout is the entry's environment less one variable.
+func environWithout(name string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, name+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

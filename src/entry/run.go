@@ -16,6 +16,7 @@ import (
 type runner struct {
 	opts     *Options
 	files    []*os.File
+	ship     *shipper // the logs' uploader, when they go to a bucket
 	out, err *Tee
 	mu       sync.Mutex
 	pgid     int            // the running command's process group (0 between commands)
@@ -36,8 +37,14 @@ func run(o *Options) int {
 	return r.execute().ExitCode
 }
 
-// newRunner opens the step's log files; its output also goes to passOut and passErr.
+// newRunner opens the step's log files, or starts their uploader; its output also goes to passOut and passErr.
 func newRunner(o *Options, passOut, passErr io.Writer) (*runner, error) {
+	if o.Upload != nil {
+		s := newShipper(o.Upload)
+		outLog, errLog := s.writers()
+		s.start()
+		return &runner{opts: o, ship: s, out: newTee(passOut, outLog, o.Masks, o.MaxLine), err: newTee(passErr, errLog, o.Masks, o.MaxLine)}, nil
+	}
 	stdoutFile, err := openLog(o.Stdout)
 	if err != nil {
 		return nil, err
@@ -79,6 +86,9 @@ func (r *runner) execute() Result {
 	}
 	if err := writeResult(o.Result, res); err != nil {
 		fmt.Fprintln(os.Stderr, "svc-entry: cannot record the result:", err)
+	}
+	if r.ship != nil {
+		r.ship.finish(res)
 	}
 	return res
 }

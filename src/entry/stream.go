@@ -13,7 +13,7 @@ import (
 type Tee struct {
 	mu      sync.Mutex
 	pass    io.Writer
-	file    *os.File
+	file    io.Writer
 	masks   [][]byte
 	pending []byte
 	max     int
@@ -21,8 +21,11 @@ type Tee struct {
 
 var maskText = []byte("*******")
 
-func newTee(pass io.Writer, file *os.File, masks []string, max int) *Tee {
-	t := &Tee{pass: pass, file: file, max: max}
+func newTee(pass io.Writer, file io.Writer, masks []string, max int) *Tee {
+	t := &Tee{pass: pass, max: max}
+	if f, ok := file.(*os.File); !ok || f != nil {
+		t.file = file // a nil *os.File (no log file) stays a nil writer
+	}
 	for _, m := range masks {
 		t.masks = append(t.masks, []byte(m))
 	}

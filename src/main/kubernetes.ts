@@ -5,7 +5,6 @@
  * runs no steps and drives no runs: the runs it creates wait for the operator.
  */
 import { join } from 'node:path';
-import { S3Client } from '@aws-sdk/client-s3';
 import { apiProblem, defaultNamespace, loadKubeConfig, Secrets } from '../adapters/kube/client.js';
 import { DomainError } from '../core/errors.js';
 import { KubeDagStore } from '../adapters/kube/dag-store.js';
@@ -14,7 +13,6 @@ import { KubeRunControls } from '../adapters/kube/run-controls.js';
 import { KubeRunStore } from '../adapters/kube/run-store.js';
 import { SecretRecords } from '../adapters/kube/secret-records.js';
 import { FsLogStore } from '../adapters/logstore/fs-log-store.js';
-import { S3LogStore } from '../adapters/logstore/s3-log-store.js';
 import { isStoredApiKey, isStoredUser, isStoredWebhook } from '../adapters/records/shapes.js';
 import type { Config } from '../config/config.js';
 import type { DagSource, EngineLogger } from '../core/ports/engine-ports.js';
@@ -29,6 +27,7 @@ import type { EngineDeps } from '../engine/deps.js';
 import { BuiltinSecretProvider } from '../runtime/secrets/providers.js';
 import type { Backend } from './backend.js';
 import { timeIds } from './embedded.js';
+import { s3Logs } from './s3-logs.js';
 
 /** No driver runs here: nothing to wake, nothing owned. */
 const noEvents: RunEvents = { watch: () => () => undefined };
@@ -40,18 +39,7 @@ export function kubeFsLogs(config: Pick<Config, 'dataDir'>): FsLogStore {
 }
 
 function logStore(config: Config, log: EngineLogger): { logs: LogStore; close(): Promise<void> } {
-  const bucket = config.systemEnv.SVC_S3_BUCKET;
-  if (!bucket) return { logs: kubeFsLogs(config), close: async () => undefined };
-  const endpoint = config.systemEnv.SVC_S3_ENDPOINT;
-  const client = new S3Client({
-    region: config.systemEnv.SVC_S3_REGION ?? 'us-east-1',
-    ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
-  });
-  const s3 = new S3LogStore({
-    client, bucket, prefix: config.systemEnv.SVC_S3_PREFIX ?? 'svc',
-    onError: (e) => log.warn('Failed writing a log chunk; it is retried', { error: e instanceof Error ? e.message : String(e) }),
-  });
-  return { logs: s3, close: () => s3.close() };
+  return s3Logs(config, log) ?? { logs: kubeFsLogs(config), close: async () => undefined };
 }
 
 export async function kubernetesBackend(config: Config, log: EngineLogger, hooks: Pick<EngineDeps, 'onChange'> = {}): Promise<Backend> {

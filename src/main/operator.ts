@@ -39,6 +39,7 @@ import { hitlLauncher } from '../runtime/hitl.js';
 import { BuiltinSecretProvider } from '../runtime/secrets/providers.js';
 import { timeIds } from './embedded.js';
 import { dagSource, kubeFsLogs } from './kubernetes.js';
+import { s3Logs } from './s3-logs.js';
 import { schedulerState } from './server/runs.js';
 
 export interface RunningOperator {
@@ -59,18 +60,21 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
   const namespace = defaultNamespace(kc, config.namespace);
   const problem = await apiProblem(kc, namespace);
   if (problem) throw new DomainError('service_unavailable', `cannot operate in namespace ${namespace}: ${problem}`);
-  if (config.systemEnv.SVC_S3_BUCKET) {
-    throw new DomainError('bad_request', 'the operator keeps step logs on the shared data volume (SVC_DATA_DIR, SVC_DATA_CLAIM): unset SVC_S3_BUCKET for it and for the API replicas');
+  if (config.systemEnv.SVC_S3_BUCKET && oc.dataClaim) {
+    throw new DomainError('bad_request', 'step logs go either to the bucket (SVC_S3_BUCKET) or to the data claim (SVC_DATA_CLAIM): set one');
   }
   const identity = oc.identity ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const warn = (what: string) => (e: unknown) => log.warn(what, { error: e instanceof Error ? e.message : String(e) });
   // Finished runs are kept slim in the watch cache: the operator's memory follows its active runs.
   const store = new KubeRunStore(kc, namespace, { cache: { slimFinished: true } });
   const dags = new KubeDagStore(kc, namespace, { cache: true });
-  const logs = kubeFsLogs(config);
+  // Step logs and results: in the bucket (each step Pod gets an upload grant), or files on the data claim.
+  const s3 = s3Logs(config, log);
+  const logs = s3?.logs ?? kubeFsLogs(config);
   const pods = new PodWatch(kc, namespace, warn('The step Pod watch failed; it restarts'));
   const nodes = new NodeLeases(kc, 3000, warn('Failed to read the Node Leases'));
-  const files = new FsPodFiles(logs);
+  const fsFiles = s3 ? undefined : new FsPodFiles(kubeFsLogs(config));
+  const files = s3?.podFiles() ?? fsFiles!;
   const createLimit = new TokenBucket(oc.podCreateQps, oc.podCreateQps * 2);
   const settings: PodSettings = {
     namespace, stepImage: oc.stepImage, ...(oc.stepServiceAccount ? { serviceAccountName: oc.stepServiceAccount } : {}), entryImage: oc.entryImage, entryDelivery: oc.entryDelivery, stopGraceSeconds: oc.stopGraceSeconds,
@@ -87,7 +91,7 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
     nodes,
     onWaiting: (req, reason) => log.info(reason ? 'Step Pod is waiting' : 'Step Pod stopped waiting', { dag: req.identity.dagName, dagRunId: req.identity.dagRunId, step: req.identity.node, ...(reason ? { reason } : {}) }),
   });
-  const agent = new AgentLauncher(kc, pods, { settings, files, owner, createLimit, agentDir: (req) => files.agentDir(req) });
+  const agent = fsFiles ? new AgentLauncher(kc, pods, { settings, files: fsFiles, owner, createLimit, agentDir: (req) => fsFiles.agentDir(req) }) : undefined;
   const elector = new LeaderElector(kc, { namespace, name: 'svc-operator', identity, leaseSeconds: oc.leaseSeconds, renewMs: Math.max(1000, Math.floor(oc.leaseSeconds * 1000 / 5)), retryMs: 1000, onError: warn('Lease request failed') });
   const events = new WatchedRunEvents();
   const clock = { now: () => Date.now() };
@@ -117,7 +121,7 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
     const key = runKeyOf(c.run);
     const box = c.run.spec.definition.container;
     if (box && isRunTerminal(c.run.status.run.status)) {
-      void agent.endRun({ ...key, attemptId: c.run.status.attemptId }, box.keepContainer).catch(warn('Failed to remove a run\'s container Pod'));
+      void agent?.endRun({ ...key, attemptId: c.run.status.attemptId }, box.keepContainer).catch(warn('Failed to remove a run\'s container Pod'));
     }
     queues.observe(c.run);
     if (c.specChanged) events.notify(key);
@@ -155,7 +159,7 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
       await launcher.close(SHUTDOWN_GRACE_MS);
       nodes.stop();
       await elector.resign();
-      await Promise.allSettled([pods.close(), store.close(), dags.close()]);
+      await Promise.allSettled([pods.close(), store.close(), dags.close(), s3?.close()]);
     },
   };
 }

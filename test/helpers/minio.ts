@@ -48,6 +48,8 @@ export function describeMinio(name: string, fn: () => void): void {
 
 export interface MinioServer {
   endpoint: string;
+  /** The root credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY for processes that use the server). */
+  credentials: { accessKeyId: string; secretAccessKey: string };
   /** A new client of the server (each one its own connections, like another process's). */
   client(): S3Client;
   createBucket(name: string): Promise<void>;
@@ -114,6 +116,7 @@ async function startOnce(bin: string, dir: string): Promise<MinioServer> {
   const client = (): S3Client => new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials });
   return {
     endpoint,
+    credentials,
     client,
     async createBucket(name) {
       const c = client();

@@ -40,6 +40,7 @@ const VALUE_SETS: Record<string, string[]> = {
   oidc: ['auth.mode=oidc', 'auth.existingSecret=svc-auth', 'auth.oidc.issuer=https://id.example.com', 'auth.oidc.clientId=svc', 'auth.oidc.clientUrl=https://svc.example.com'],
   'no webhook, no node reads': ['webhook.enabled=false', 'rbac.readNodes=false', 'rbac.readNodeLeases=false', 'api.replicas=1'],
   'cert-manager and ServiceMonitor': ['webhook.certManager.enabled=true', 'metrics.serviceMonitor.enabled=true'],
+  's3 log store': ['logStore.type=s3', 'logStore.s3.bucket=svc-logs', 'logStore.s3.endpoint=http://minio.storage:9000', 'logStore.s3.credentialsSecret=svc-s3'],
 };
 /** Kinds of other projects' CRDs (cert-manager, Prometheus Operator) we have no schema for. */
 const FOREIGN = ['Certificate', 'Issuer', 'ServiceMonitor'];
@@ -132,6 +133,8 @@ describeTools('the Helm chart', ['helm', 'kubeconform'], () => {
   test.each([
     [['auth.mode=builtin'], 'auth.mode=builtin needs auth.existingSecret'],
     [['auth.mode=oidc', 'auth.existingSecret=s'], 'auth.oidc.issuer is required with auth.mode=oidc'],
+    [['logStore.type=s3'], 'logStore.s3.bucket is required with logStore.type=s3'],
+    [['logStore.type=nfs'], 'logStore.type: "nfs" must be volume or s3'],
   ])('%j is refused: %s', async (values, message) => {
     const t = await template(values);
     expect(t.code).not.toBe(0);
@@ -155,6 +158,18 @@ describeTools('the Helm chart', ['helm', 'kubeconform'], () => {
     for (const d of all.filter((o) => o.kind === 'Deployment')) {
       const sc = d.spec.template.spec.containers[0].securityContext;
       expect([d.metadata.name, sc.readOnlyRootFilesystem, sc.runAsNonRoot, sc.allowPrivilegeEscalation]).toEqual([d.metadata.name, true, true, false]);
+    }
+  });
+
+  test('with the s3 log store: no claim, the bucket and its credentials for both svc processes, no data claim for steps', async () => {
+    const all = objects((await template(VALUE_SETS['s3 log store']!)).stdout);
+    expect(all.filter((o) => o.kind === 'PersistentVolumeClaim')).toEqual([]);
+    for (const d of all.filter((o) => o.kind === 'Deployment')) {
+      const pod = d.spec.template.spec;
+      const env = Object.fromEntries(pod.containers[0].env.map((e: Obj) => [e.name, e.value]));
+      expect([d.metadata.name, env.SVC_S3_BUCKET, env.SVC_S3_ENDPOINT, env.SVC_DATA_CLAIM]).toEqual([d.metadata.name, 'svc-logs', 'http://minio.storage:9000', undefined]);
+      expect(pod.containers[0].envFrom).toEqual([{ secretRef: { name: 'svc-s3' } }]);
+      expect(pod.volumes.find((v: Obj) => v.name === 'data')).toEqual({ name: 'data', emptyDir: {} });
     }
   });
 

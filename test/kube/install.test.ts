@@ -83,9 +83,21 @@ describeTools('helm install of charts/svc', ['helm'], () => describeCluster('on 
     rmSync(tmp, { recursive: true, force: true });
   }, 60_000);
 
+  /** What the svc Pods say: their state and their logs (for a failure's message). */
+  const diagnose = async (): Promise<string> => {
+    const pods = (await json(['get', 'pods', '-n', ns])).items as Obj[];
+    const lines = await Promise.all(pods.map(async (p) => {
+      const logs = await kubectl(['logs', '-n', ns, p.metadata.name, '--tail=30']);
+      return `${p.metadata.name} on ${p.spec.nodeName}: ${JSON.stringify(p.status?.containerStatuses?.map((c: Obj) => c.state))}\n${logs.stdout}${logs.stderr}`;
+    }));
+    const events = await kubectl(['get', 'events', '-n', ns, '--sort-by=.lastTimestamp']);
+    return `${lines.join('\n')}\n${events.stdout}`;
+  };
+
   test('the operator and the API come up; the API is reached through its Service\'s endpoint', async () => {
     for (const d of ['svc-operator', 'svc-api']) {
-      await eventually(async () => (await json(['get', 'deployment', d, '-n', ns])).status?.availableReplicas === 1 || undefined, `${d} to be available`, 60_000);
+      await eventually(async () => (await json(['get', 'deployment', d, '-n', ns])).status?.availableReplicas === 1 || undefined, `${d} to be available`, 90_000)
+        .catch(async (e: Error) => { throw new Error(`${e.message}\n${await diagnose()}`); });
     }
     const operatorPod = (await json(['get', 'pods', '-n', ns, '-l', 'app.kubernetes.io/component=operator'])).items[0];
     expect(operatorPod.spec.nodeName).toBe('svc-system');

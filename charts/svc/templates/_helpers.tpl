@@ -26,6 +26,10 @@ app.kubernetes.io/component: {{ .component }}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
 
+{{- define "svc.s3" -}}
+{{- eq .Values.logStore.type "s3" -}}
+{{- end -}}
+
 {{- define "svc.dataClaim" -}}
 {{- default (printf "%s-data" (include "svc.fullname" .)) .Values.persistence.existingClaim -}}
 {{- end -}}
@@ -44,6 +48,22 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ .Values.dataDir | quote }}
 - name: TMPDIR
   value: /tmp
+{{- if eq .Values.logStore.type "s3" }}
+{{- with .Values.logStore.s3 }}
+- name: SVC_S3_BUCKET
+  value: {{ required "logStore.s3.bucket is required with logStore.type=s3" .bucket | quote }}
+{{- with .endpoint }}
+- name: SVC_S3_ENDPOINT
+  value: {{ . | quote }}
+{{- end }}
+- name: SVC_S3_REGION
+  value: {{ .region | quote }}
+- name: SVC_S3_PREFIX
+  value: {{ .prefix | quote }}
+{{- end }}
+{{- else if ne .Values.logStore.type "volume" }}
+{{- fail (printf "logStore.type: %q must be volume or s3" .Values.logStore.type) }}
+{{- end }}
 {{- range $k, $v := .Values.env }}
 - name: {{ $k }}
   value: {{ $v | quote }}
@@ -60,9 +80,20 @@ app.kubernetes.io/component: {{ .component }}
 
 {{- define "svc.volumes" -}}
 - name: data
+  {{- if eq .Values.logStore.type "s3" }}
+  emptyDir: {}
+  {{- else }}
   persistentVolumeClaim: {claimName: {{ include "svc.dataClaim" . }}}
+  {{- end }}
 - name: tmp
   emptyDir: {}
+{{- end -}}
+
+{{/* The S3 credentials, for both svc processes. */}}
+{{- define "svc.s3EnvFrom" -}}
+{{- if and (eq .Values.logStore.type "s3") .Values.logStore.s3.credentialsSecret }}
+- secretRef: {name: {{ .Values.logStore.s3.credentialsSecret }}}
+{{- end }}
 {{- end -}}
 
 {{/* Placement and pod-level settings of one component's values (.values) . */}}

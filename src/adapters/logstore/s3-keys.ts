@@ -2,6 +2,7 @@
  * The S3 log store's object keys (ADR 0011). This module is the one place that lays them out:
  *   <prefix>/runs/<dagRunName>/<attempt>/run.log/<chunk>...                    the run log
  *                                       /logs/<execName>.out/<chunk>...       stdout (.err stderr, .log merged)
+ *                                       /logs/<execName>.results/<exec>.json  a step Pod's result (operator)
  *                                       /outputs.json
  * A log is a key prefix; its text is its chunk objects concatenated in key order.
  *
@@ -10,7 +11,7 @@
  * `..`, control characters or anything S3 or a console would treat specially, and two identities that
  * read alike never share a key.
  */
-import { dagRunName, execName, identityHash, slug } from '../../core/naming.js';
+import { dagRunName, execName, identityHash, slug, type ExecIdentity } from '../../core/naming.js';
 import type { LogRef } from '../../core/ports/log-store.js';
 import type { RunKey } from '../../core/ports/run-store.js';
 
@@ -35,13 +36,24 @@ export function outputsKey(prefix: string, run: RunKey, attemptId: string): stri
 }
 
 /**
- * The prefix of a log's chunks, ending in `/`. A step's retries and repeats share one log, so the execution
- * number is left out of the name (execName of attempt 0); items and probes keep their own.
+ * What every key of a step's executions starts with: their logs, and their results when they ran in Pods
+ * (a step Pod may write under it, and nowhere else). A step's retries and repeats share one log, so the
+ * execution number is left out of the name (execName of attempt 0); items and probes keep their own.
  */
+export function execKeyPrefix(prefix: string, exec: ExecIdentity): string {
+  return `${attemptKey(prefix, exec, exec.attemptId)}logs/${execName({ ...exec, attempt: 0 })}.`;
+}
+
+/** The prefix of a log's chunks, ending in `/`. */
 export function logKey(prefix: string, ref: LogRef): string {
   if (ref.kind === 'run') return `${attemptKey(prefix, ref.run, ref.attemptId)}run.log/`;
   const ext = ref.merged ? 'log' : ref.stream === 'stdout' ? 'out' : 'err';
-  return `${attemptKey(prefix, ref.exec, ref.exec.attemptId)}logs/${execName({ ...ref.exec, attempt: 0 })}.${ext}/`;
+  return `${execKeyPrefix(prefix, ref.exec)}${ext}/`;
+}
+
+/** The result a step Pod's entry wrote of one execution. */
+export function resultKey(prefix: string, exec: ExecIdentity): string {
+  return `${execKeyPrefix(prefix, exec)}results/${execName(exec)}.json`;
 }
 
 const STAMP_DIGITS = 13;

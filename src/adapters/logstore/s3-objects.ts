@@ -1,5 +1,5 @@
-/** The few S3 calls the log store makes, over one bucket: put, get (undefined when absent), list a prefix. */
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+/** The few S3 calls the log store makes, over one bucket: put, get (undefined when absent), list a prefix, delete. */
+import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 
 export interface ObjectEntry {
   key: string;
@@ -39,5 +39,13 @@ export class S3Objects {
       token = res.IsTruncated ? res.NextContinuationToken : undefined;
     } while (token !== undefined);
     return out;
+  }
+
+  /** Deletes every object under the prefix (1,000 keys a request). */
+  async deleteAll(prefix: string): Promise<void> {
+    const keys = (await this.list(prefix)).map((o) => ({ Key: o.key }));
+    for (let i = 0; i < keys.length; i += 1000) {
+      await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: keys.slice(i, i + 1000), Quiet: true } }));
+    }
   }
 }

@@ -61,6 +61,6 @@ export interface RunningExec {
  */
 export interface Launcher {
   readonly recordsStarts: boolean;
-  begun(req: ExecRequest): boolean;
+  begun(req: ExecRequest): boolean | Promise<boolean>;
   ensure(req: ExecRequest, opts: { fresh: boolean }): Promise<RunningExec | undefined>;
 }

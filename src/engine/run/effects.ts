@@ -121,7 +121,7 @@ export class EffectApplier {
     // lag either way); for the others, an execution being adopted is one that began. A run this driver
     // started itself has no earlier starts to find (fresh).
     const fresh = !adopting && !this.resumed;
-    const began = launcher?.recordsStarts && !fresh ? launcher.begun(built.req) : adopting;
+    const began = launcher?.recordsStarts && !fresh ? await launcher.begun(built.req) : adopting;
     if (!began && step.preconditions.length > 0) {
       const pre = await checkPreconditions(step.preconditions, this.condEnv(built, { step, exec }, 'pre'));
       if (!pre.met) return { exitCode: 0, skipped: true, error: pre.error ?? 'preconditions not met' };

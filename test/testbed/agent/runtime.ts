@@ -263,7 +263,8 @@ export class PodRunner {
     if (!(await this.resolveConfig(c))) return -1;
     const env = c.env ?? {};
     const argv = containerArgv(c.spec, this.deps.entrypoints, (a) => expand(a, env));
-    if (argv[0]) argv[0] = this.mounted(c.spec, argv[0]);
+    // A command's program may come from a volume; an image entrypoint is the agent's own host path.
+    if (argv[0] && c.spec.command?.length) argv[0] = this.mounted(c.spec, argv[0]);
     const startedAt = now();
     c.cwd = this.workingDir(c.spec);
     const logPath = this.logPath(c.spec.name, c.restartCount);

@@ -18,7 +18,7 @@ import { FIELD_MANAGER, kubeError } from '../../kube/client.js';
 import { podOutcome, type EntryResult } from './outcome.js';
 import { harvestResult } from './harvest.js';
 import type { ExecResult } from '../../../core/run/state.js';
-import type { PodFiles } from './pod-launcher.js';
+import type { FsPodFiles } from './fs-files.js';
 import type { PodSettings } from './pod-spec.js';
 import type { PodWatch } from './pod-watch.js';
 import { runPod, runPodIdentity } from './run-pod.js';
@@ -26,7 +26,8 @@ import type { TokenBucket } from './rate-limit.js';
 
 export interface AgentLauncherOptions {
   settings: PodSettings;
-  files: PodFiles;
+  /** The run container's agent takes its requests through files on the shared data volume. */
+  files: FsPodFiles;
   owner(key: { dagName: string; dagRunId: string }): Promise<{ name: string; uid: string }>;
   /** The agent directory of a run attempt, on the shared volume. */
   agentDir(req: ExecRequest): string;
@@ -50,8 +51,8 @@ export class AgentLauncher implements Launcher {
     return join(this.opts.agentDir(req), 'requests', `${execName(req.identity)}.json`);
   }
 
-  begun(req: ExecRequest): boolean {
-    return this.opts.files.hasResult(req) || existsSync(this.requestFile(req));
+  async begun(req: ExecRequest): Promise<boolean> {
+    return (await this.opts.files.hasResult(req)) || existsSync(this.requestFile(req));
   }
 
   async ensure(req: ExecRequest, o: { fresh: boolean }): Promise<RunningExec | undefined> {
@@ -166,11 +167,21 @@ export class AgentLauncher implements Launcher {
  * The launcher of `container` steps: a step with its own container (or image) is a step Pod of that
  * image; a step of a DAG-level container runs in the run's container Pod.
  */
-export function containerSteps(stepPods: Launcher, agent: AgentLauncher): Launcher {
-  const of = (req: ExecRequest): Launcher => (req.container ? agent : stepPods);
+export function containerSteps(stepPods: Launcher, agent: AgentLauncher | undefined): Launcher {
+  const of = (req: ExecRequest): Launcher => (!req.container ? stepPods : agent ?? NO_RUN_CONTAINERS);
   return {
     recordsStarts: true,
     begun: (req) => of(req).begun(req),
     ensure: (req, o) => of(req).ensure(req, o),
   };
 }
+
+/** Without the data claim (step logs in a bucket), a run container's agent has no way to take requests. */
+const NO_RUN_CONTAINERS: Launcher = {
+  recordsStarts: true,
+  begun: () => false,
+  ensure: async () => ({
+    result: Promise.resolve({ exitCode: 1, error: 'a DAG-level container runs its steps through the shared data claim (SVC_DATA_CLAIM), and this operator keeps step logs in a bucket (SVC_S3_BUCKET): use a step-level container (each step its own Pod) instead' }),
+    signal: () => undefined,
+  }),
+};

@@ -22,12 +22,16 @@ export class FsPodFiles implements PodFiles {
     return { stdout: f.stdout, stderr: f.stderr, result: join(exec, 'results', `${f.recordKey}.json`), root: dirname(exec) };
   }
 
+  async forPod(req: ExecRequest): Promise<PodFilePaths> {
+    return this.paths(req);
+  }
+
   /** The agent directory of the run attempt's container (requests, signals), beside its logs. */
   agentDir(req: ExecRequest): string {
     return join(this.paths(req).root, 'agent');
   }
 
-  hasResult(req: ExecRequest): boolean {
+  async hasResult(req: ExecRequest): Promise<boolean> {
     return existsSync(this.paths(req).result);
   }
 

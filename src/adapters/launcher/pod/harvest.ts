@@ -9,7 +9,7 @@ import type { PodFiles } from './pod-launcher.js';
  * stdout: whole (an unlogged probe, whose file is then removed) or trimmed, within maxOutputSize.
  */
 export async function harvestResult(files: PodFiles, req: ExecRequest, r: EntryResult): Promise<ExecResult> {
-  if (!files.hasResult(req)) await files.writeResult(req, r);
+  if (!(await files.hasResult(req))) await files.writeResult(req, r);
   const result = fromEntry(r);
   if (!req.capture || result.error) return result;
   const text = (await files.readStdout(req, req.maxOutputSize + 1)) ?? '';

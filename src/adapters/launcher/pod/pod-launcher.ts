@@ -21,11 +21,12 @@ import type { NodeLeases } from './node-leases.js';
 import { harvestResult } from './harvest.js';
 import type { TokenBucket } from './rate-limit.js';
 
-/** Where an execution's files are, for the operator and (the same paths) for its Pod. */
+/** Where an execution's logs and result are, for the operator and for its Pod: files on a shared volume, or a bucket. */
 export interface PodFiles {
-  paths(req: ExecRequest): PodFilePaths;
-  /** Whether the entry (or this launcher) recorded the execution's end. Synchronous: begun() is. */
-  hasResult(req: ExecRequest): boolean;
+  /** What the Pod's entry is told: the files' paths, or an upload grant. */
+  forPod(req: ExecRequest): Promise<PodFilePaths>;
+  /** Whether the entry (or this launcher) recorded the execution's end. */
+  hasResult(req: ExecRequest): Promise<boolean>;
   readResult(req: ExecRequest): Promise<EntryResult | undefined>;
   writeResult(req: ExecRequest, r: EntryResult): Promise<void>;
   /** Up to maxBytes of the stdout log; undefined when there is none. */
@@ -64,8 +65,8 @@ export class PodLauncher implements Launcher {
     this.api = kc.makeApiClient(CoreV1Api);
   }
 
-  begun(req: ExecRequest): boolean {
-    return this.watch.get(execName(req.identity)) !== undefined || this.opts.files.hasResult(req);
+  async begun(req: ExecRequest): Promise<boolean> {
+    return this.watch.get(execName(req.identity)) !== undefined || (await this.opts.files.hasResult(req));
   }
 
   async ensure(req: ExecRequest, opts: { fresh: boolean }): Promise<RunningExec | undefined> {
@@ -82,7 +83,7 @@ export class PodLauncher implements Launcher {
 
   private async create(req: ExecRequest): Promise<void> {
     const owner = await this.opts.owner(req.identity);
-    const { pod, secret } = stepPod(req, owner, this.opts.files.paths(req), this.opts.settings);
+    const { pod, secret } = stepPod(req, owner, await this.opts.files.forPod(req), this.opts.settings);
     const namespace = this.opts.settings.namespace;
     if (secret) await this.createIgnoringExisting(() => this.api.createNamespacedSecret({ namespace, body: secret, fieldManager: FIELD_MANAGER }), `secrets/${secret.metadata!.name}`);
     await this.opts.createLimit?.take();

@@ -177,3 +177,28 @@ describe('the run-scoped container Pod of a DAG-level container', () => {
     expect(pod.spec!.volumes!.map((v) => v.name)).toEqual(['svc-entry', 'svc-data']);
   });
 });
+
+describe('stepPod with step logs in a bucket (an upload grant)', () => {
+  const grant = JSON.stringify({ url: 'http://s3/bucket', fields: { policy: 'p' }, stdout: 'k.out/', stderr: 'k.err/', result: 'k.results/x.json', writer: 'w' });
+  const s3 = { ...settings, dataVolume: undefined };
+  const upload = { stdout: '', stderr: '', result: '', root: '', upload: grant };
+
+  test('no data volume; the grant comes from the execution\'s Secret; the entry is told to upload', () => {
+    const { pod, secret } = stepPod(request(), owner, upload, s3);
+    const c = pod.spec!.containers[0]!;
+    expect(pod.spec!.volumes!.map((v) => v.name)).toEqual(['svc-entry']);
+    expect(c.volumeMounts!.map((m) => m.name)).toEqual(['svc-entry']);
+    expect(c.command).toEqual(expect.arrayContaining(['--upload-env', 'SVC_UPLOAD']));
+    expect(c.command).not.toContain('--stdout');
+    expect(c.command).not.toContain('--mask-env');
+    expect(c.env).toContainEqual({ name: 'SVC_UPLOAD', valueFrom: { secretKeyRef: { name: pod.metadata!.name, key: 'upload' } } });
+    expect(Buffer.from(secret!.data!.upload!, 'base64').toString()).toBe(grant);
+    expect(JSON.stringify(pod)).not.toContain('policy');
+  });
+
+  test('with secrets too: the mask list beside the grant', () => {
+    const { pod, secret } = stepPod(request({ secrets: ['hunter2'], env: { TOKEN: 'hunter2' } }), owner, upload, s3);
+    expect(Object.keys(secret!.data!).sort()).toEqual(['env0', 'mask', 'upload']);
+    expect(pod.spec!.containers[0]!.command).toEqual(expect.arrayContaining(['--mask-env', 'SVC_MASK', '--upload-env', 'SVC_UPLOAD']));
+  });
+});

@@ -53,6 +53,11 @@ export interface PodFilePaths {
   result: string;
   /** The directory holding all of them (the run attempt's): all of the data volume a step Pod mounts. */
   root: string;
+  /**
+   * Instead of files: the upload grant (JSON) by which the entry sends the logs and the result to the
+   * bucket (s3-files.ts); it reaches the Pod through the execution's Secret.
+   */
+  upload?: string;
 }
 
 export interface StepPod {
@@ -63,7 +68,7 @@ export interface StepPod {
 
 export function stepPod(req: ExecRequest, owner: { name: string; uid: string }, files: PodFilePaths, s: PodSettings): StepPod {
   const name = execName(req.identity);
-  const { env, secret } = podEnv(req, name, s.namespace, owner);
+  const { env, secret } = podEnv(req, name, s.namespace, owner, files.upload);
   const meta = podMetadata(req, name, s.namespace, owner);
   // A copy: the Pod never shares an object with the run's definition.
   const k = structuredClone(req.kubernetes ?? {});
@@ -71,7 +76,7 @@ export function stepPod(req: ExecRequest, owner: { name: string; uid: string }, 
     name: STEP_CONTAINER,
     // A step-level `container` (SPEC 2.5) names the step's image, env and working directory.
     image: req.step.container?.image ?? s.stepImage,
-    command: [entryPath(s.entryDelivery), 'run', ...entryArgs(req, files, secret !== undefined)],
+    command: [entryPath(s.entryDelivery), 'run', ...entryArgs(req, files, env.some((e) => e.name === MASK_ENV))],
     env: [...containerEnv(req.step.container?.env ?? []), ...env],
     // The operator's runs default to `/`: a step that names no directory runs in its image's WORKDIR.
     ...(req.workingDir && req.workingDir !== '/' ? { workingDir: req.workingDir } : req.step.container?.workingDir ? { workingDir: req.step.container.workingDir } : {}),
@@ -145,11 +150,12 @@ export function entryPath(d: EntryDelivery): string {
 }
 
 function entryArgs(req: ExecRequest, files: PodFilePaths, masks: boolean): string[] {
+  const where = files.upload !== undefined ? ['--upload-env', UPLOAD_ENV] : ['--stdout', files.stdout, '--stderr', files.stderr, '--result', files.result];
   const argvs = commandArgvs(req, req.script !== undefined ? SCRIPT_PLACEHOLDER : undefined);
   const scriptAt = req.script !== undefined ? argvs[0]!.indexOf(SCRIPT_PLACEHOLDER) : -1;
   const commands = scriptAt >= 0 ? [argvs[0]!.map((a, i) => (i === scriptAt ? '' : a)), ...argvs.slice(1)] : argvs;
   return [
-    '--stdout', files.stdout, '--stderr', files.stderr, '--result', files.result,
+    ...where,
     '--stop-signal', req.step.signalOnStop || 'SIGTERM',
     ...(req.timeoutMs > 0 ? ['--timeout-ms', String(req.timeoutMs)] : []),
     ...(scriptAt >= 0 ? ['--script-env', SCRIPT_ENV, '--script-arg', String(scriptAt)] : []),
@@ -162,12 +168,14 @@ function entryArgs(req: ExecRequest, files: PodFilePaths, masks: boolean): strin
 
 /** Env var (from the execution's Secret) listing the secret values to mask, one per line. */
 const MASK_ENV = 'SVC_MASK';
+/** Env var (from the execution's Secret) holding the upload grant, when logs go to a bucket. */
+const UPLOAD_ENV = 'SVC_UPLOAD';
 
 /**
  * The container's env: plain values, except those holding a secret, which come from the execution's
  * Secret (with the mask list), owned by the DagRun.
  */
-function podEnv(req: ExecRequest, name: string, namespace: string, owner: { name: string; uid: string }): { env: V1EnvVar[]; secret?: V1Secret } {
+function podEnv(req: ExecRequest, name: string, namespace: string, owner: { name: string; uid: string }, upload?: string): { env: V1EnvVar[]; secret?: V1Secret } {
   const secrets = req.secrets.filter((v) => v.length > 0);
   const all: Record<string, string> = { ...req.env, ...(req.script !== undefined ? { [SCRIPT_ENV]: req.script } : {}) };
   const env: V1EnvVar[] = [];
@@ -182,9 +190,15 @@ function podEnv(req: ExecRequest, name: string, namespace: string, owner: { name
       env.push({ name: k, value: v });
     }
   });
-  if (secrets.length === 0) return { env };
-  data.mask = Buffer.from(secrets.join('\n')).toString('base64');
-  env.push({ name: MASK_ENV, valueFrom: { secretKeyRef: { name, key: 'mask' } } });
+  if (secrets.length === 0 && upload === undefined) return { env };
+  if (secrets.length > 0) {
+    data.mask = Buffer.from(secrets.join('\n')).toString('base64');
+    env.push({ name: MASK_ENV, valueFrom: { secretKeyRef: { name, key: 'mask' } } });
+  }
+  if (upload !== undefined) {
+    data.upload = Buffer.from(upload).toString('base64');
+    env.push({ name: UPLOAD_ENV, valueFrom: { secretKeyRef: { name, key: 'upload' } } });
+  }
   const secret: V1Secret = {
     apiVersion: 'v1', kind: 'Secret', type: 'Opaque', data,
     metadata: { name, namespace, labels: { [POD_LABELS.component]: 'step', [POD_LABELS.managedBy]: 'svc-operator' }, ownerReferences: [{ apiVersion: API_VERSION, kind: 'DagRun', name: owner.name, uid: owner.uid }] },

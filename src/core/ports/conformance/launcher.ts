@@ -21,11 +21,11 @@ export function launcherConformance(name: string, make: () => Promise<LauncherFi
     it('runs a new execution and reports how it ended; it has begun from then on', async () => {
       const ok = f.request('ok');
       const fail = f.request('fail');
-      expect(f.launcher.begun(ok)).toBe(false);
+      expect(await f.launcher.begun(ok)).toBe(false);
       await expect((await f.launcher.ensure(ok, { fresh: true }))!.result).resolves.toMatchObject({ exitCode: 0 });
       await expect((await f.launcher.ensure(fail, { fresh: true }))!.result).resolves.toMatchObject({ exitCode: 3, error: expect.any(String) });
-      expect(f.launcher.begun(ok)).toBe(true);
-      expect(f.launcher.begun(fail)).toBe(true);
+      expect(await f.launcher.begun(ok)).toBe(true);
+      expect(await f.launcher.begun(fail)).toBe(true);
     });
 
     it('ensure of an execution that ended adopts its outcome and never runs it again', async () => {
@@ -40,7 +40,7 @@ export function launcherConformance(name: string, make: () => Promise<LauncherFi
       const req = f.request('hold');
       const first = (await f.launcher.ensure(req, { fresh: true }))!;
       for (let i = 0; i < 200 && await f.starts(req) === 0; i++) await new Promise((r) => setTimeout(r, 10));
-      expect(f.launcher.begun(req)).toBe(true);
+      expect(await f.launcher.begun(req)).toBe(true);
       const adopted = (await f.launcher.ensure(req, { fresh: false }))!;
       adopted.signal('SIGTERM');
       await expect(adopted.result).resolves.toMatchObject({ signal: 'SIGTERM' });
