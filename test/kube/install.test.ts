@@ -17,6 +17,8 @@ import { describeTools, toolPath } from '../helpers/tools.js';
 import { cluster, describeCluster, kubectl } from '../testbed/helpers.js';
 import { freePort, startAgent, stopAgent, type AgentInfo } from '../testbed/lib/testbed.js';
 import { applyCrds } from './env.js';
+import { describeMinio, startMinio, type MinioServer } from '../helpers/minio.js';
+import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const RELEASE = 'svc';
@@ -41,63 +43,63 @@ async function json(args: string[]): Promise<Obj> {
   return JSON.parse(r.stdout) as Obj;
 }
 
-describeTools('helm install of charts/svc', ['helm'], () => describeCluster('on the test bed', () => {
-  const ns = `install-${randomBytes(3).toString('hex')}`;
-  const tmp = mkdtempSync(join(tmpdir(), 'svc-install-'));
-  let agent: AgentInfo | undefined;
-  let installed = false;
-  let api = '';
-  let operatorMetrics = '';
+/** The svc Pods' own Node (tainted: steps go elsewhere) whose Pods have a routable address. */
+const PLACEMENT = { nodeSelector: { 'svc.testbed/pool': 'system' }, tolerations: [{ key: 'svc.io/system', operator: 'Exists', effect: 'NoSchedule' }] };
 
-  beforeAll(async () => {
-    const address = hostAddress();
-    if (!address) throw new Error('the host has no non-loopback IPv4 address: the API Service can have no endpoint');
-    await applyCrds();
-    const state = cluster().state!;
-    // The svc Pods get a Node of their own (tainted: steps go elsewhere) whose Pods have a routable address.
-    agent = await startAgent(state, [{ name: 'svc-system', labels: { 'svc.testbed/pool': 'system' }, taints: [{ key: 'svc.io/system', value: 'true', effect: 'NoSchedule' }], podIP: address }]);
+/** One release of the chart in a namespace of its own, as a test drives it. */
+class Release {
+  readonly ns = `install-${randomBytes(3).toString('hex')}`;
+  readonly tmp = mkdtempSync(join(tmpdir(), 'svc-install-'));
+  installed = false;
+  api = '';
+  operatorMetrics = '';
+  /** Objects the test made itself in the namespace (not the release's). */
+  keep: string[] = [];
+
+  /**
+   * helm install with ports of its own (every Pod of the test bed shares the host's network), one API
+   * replica for that reason, and mount paths under the temp directory (the only ones the agent honours).
+   */
+  async install(address: string, values: Obj = {}): Promise<void> {
     const [apiPort, webhookPort, operatorPort] = [await freePort(), await freePort(), await freePort()];
-    const placement = { nodeSelector: { 'svc.testbed/pool': 'system' }, tolerations: [{ key: 'svc.io/system', operator: 'Exists', effect: 'NoSchedule' }] };
-    // Ports of their own (every Pod of the test bed shares the host's network), one API replica for that
-    // reason, and mount paths under the temp directory (the only ones the agent can honour).
-    const values = {
-      dataDir: join(tmp, 'data'),
-      operator: { port: operatorPort, leaseSeconds: 5, stopGraceSeconds: 5, ...placement },
-      api: { port: apiPort, replicas: 1, ...placement },
-      webhook: { port: webhookPort, certDir: join(tmp, 'webhook-tls') },
+    const all = {
+      dataDir: join(this.tmp, 'data'),
+      operator: { port: operatorPort, leaseSeconds: 5, stopGraceSeconds: 5, ...PLACEMENT },
+      api: { port: apiPort, replicas: 1, ...PLACEMENT },
+      webhook: { port: webhookPort, certDir: join(this.tmp, 'webhook-tls') },
+      ...values,
     };
-    writeFileSync(join(tmp, 'values.yaml'), stringify(values));
-    const r = await helm(['install', RELEASE, 'charts/svc', '--namespace', ns, '--create-namespace', '--values', join(tmp, 'values.yaml')]);
+    writeFileSync(join(this.tmp, 'values.yaml'), stringify(all));
+    const r = await helm(['install', RELEASE, 'charts/svc', '--namespace', this.ns, '--create-namespace', '--values', join(this.tmp, 'values.yaml')]);
     expect([r.code, r.stderr]).toEqual([0, '']);
-    installed = true;
-    expect(r.stdout).toContain(`svc 0.1.0 is installed in namespace ${ns}`);
-    operatorMetrics = `http://${address}:${operatorPort}/metrics`;
-  }, 120_000);
+    this.installed = true;
+    expect(r.stdout).toContain(`svc 0.1.0 is installed in namespace ${this.ns}`);
+    this.operatorMetrics = `http://${address}:${operatorPort}/metrics`;
+  }
 
-  afterAll(async () => {
-    if (installed) await helm(['uninstall', RELEASE, '--namespace', ns]);
-    const state = cluster().state;
-    if (agent && state) await stopAgent(state, agent);
-    await kubectl(['delete', 'node', 'svc-system', '--ignore-not-found']);
-    await kubectl(['delete', 'namespace', ns, '--ignore-not-found', '--wait=false']);
-    rmSync(tmp, { recursive: true, force: true });
-  }, 60_000);
+  async cleanUp(): Promise<void> {
+    if (this.installed) await helm(['uninstall', RELEASE, '--namespace', this.ns]);
+    await kubectl(['delete', 'namespace', this.ns, '--ignore-not-found', '--wait=false']);
+    rmSync(this.tmp, { recursive: true, force: true });
+  }
 
   /** What the svc Pods say: their state and their logs (for a failure's message). */
-  const diagnose = async (): Promise<string> => {
-    const pods = (await json(['get', 'pods', '-n', ns])).items as Obj[];
+  async diagnose(): Promise<string> {
+    const pods = (await json(['get', 'pods', '-n', this.ns])).items as Obj[];
     const lines = await Promise.all(pods.map(async (p) => {
-      const logs = await kubectl(['logs', '-n', ns, p.metadata.name, '--tail=30']);
+      const logs = await kubectl(['logs', '-n', this.ns, p.metadata.name, '--tail=30']);
       return `${p.metadata.name} on ${p.spec.nodeName}: ${JSON.stringify(p.status?.containerStatuses?.map((c: Obj) => c.state))}\n${logs.stdout}${logs.stderr}`;
     }));
-    const events = await kubectl(['get', 'events', '-n', ns, '--sort-by=.lastTimestamp']);
+    const events = await kubectl(['get', 'events', '-n', this.ns, '--sort-by=.lastTimestamp']);
     return `${lines.join('\n')}\n${events.stdout}`;
-  };
+  }
 
-  test('the operator and the API come up; the API is reached through its Service\'s endpoint', async () => {
+  /** Waits for both Deployments and the operator's lead; finds the API through its Service's EndpointSlice. */
+  async up(): Promise<void> {
+    const ns = this.ns;
     for (const d of ['svc-operator', 'svc-api']) {
       await eventually(async () => (await json(['get', 'deployment', d, '-n', ns])).status?.availableReplicas === 1 || undefined, `${d} to be available`, 90_000)
-        .catch(async (e: Error) => { throw new Error(`${e.message}\n${await diagnose()}`); });
+        .catch(async (e: Error) => { throw new Error(`${e.message}\n${await this.diagnose()}`); });
     }
     const operatorPod = (await json(['get', 'pods', '-n', ns, '-l', 'app.kubernetes.io/component=operator'])).items[0];
     expect(operatorPod.spec.nodeName).toBe('svc-system');
@@ -107,102 +109,170 @@ describeTools('helm install of charts/svc', ['helm'], () => describeCluster('on 
       return s?.endpoints?.length ? s : undefined;
     }, 'the API Service to have an endpoint', 30_000);
     const port = slice.ports.find((p: Obj) => p.name === 'http').port;
-    api = `http://${slice.endpoints[0].addresses[0]}:${port}/api/v2`;
-    const health = await eventually(async () => (await fetch(`${api}/health`).catch(() => undefined))?.ok || undefined, 'the API to answer', 30_000);
+    this.api = `http://${slice.endpoints[0].addresses[0]}:${port}/api/v2`;
+    const health = await eventually(async () => (await fetch(`${this.api}/health`).catch(() => undefined))?.ok || undefined, 'the API to answer', 30_000);
     expect(health).toBe(true);
-    const metrics = await (await fetch(operatorMetrics)).text();
-    expect(metrics).toMatch(/^svc_operator_leader 1$/m);
-  }, 150_000);
+    expect(await (await fetch(this.operatorMetrics)).text()).toMatch(/^svc_operator_leader 1$/m);
+  }
 
-  test('kubectl apply of a Dag goes through the admission webhook; a run started over REST succeeds with its logs', async () => {
-    const ok = await kubectl(['apply', '-n', ns, '-f', join(ROOT, 'examples/kubernetes/hello.yaml')]);
+  /** kubectl apply of the hello Dag (through the webhook), then a run over REST: its id, once it succeeded with its logs. */
+  async runHello(): Promise<string> {
+    const ok = await kubectl(['apply', '-n', this.ns, '-f', join(ROOT, 'examples/kubernetes/hello.yaml')]);
     expect([ok.code, ok.stderr]).toEqual([0, '']);
-    const bad = await kubectl(['apply', '-n', ns, '-f', '-'], {
-      input: stringify({ apiVersion: 'svc.io/v1alpha1', kind: 'Dag', metadata: { name: 'broken' }, spec: { steps: [{ name: 'a', command: 'true', depends: ['nowhere'] }] } }),
-    });
-    expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toMatch(/admission webhook "dags.svc.io" denied the request/);
-    expect(bad.stderr).toMatch(/nowhere/);
-
-    const started = await fetch(`${api}/dags/hello/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ params: 'NAME=cluster' }) });
+    const started = await fetch(`${this.api}/dags/hello/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ params: 'NAME=cluster' }) });
     expect(started.status).toBe(200);
     const { dagRunId } = (await started.json()) as { dagRunId: string };
     const run = await eventually(async () => {
-      const r = ((await (await fetch(`${api}/dag-runs/hello/${dagRunId}`)).json()) as Obj).dagRun;
+      const r = ((await (await fetch(`${this.api}/dag-runs/hello/${dagRunId}`)).json()) as Obj).dagRun;
       return r && [2, 3, 4, 6].includes(r.status) ? r : undefined;
     }, 'the run to finish', 90_000);
     expect(run.statusLabel).toBe('succeeded');
-    const log = (await (await fetch(`${api}/dag-runs/hello/${dagRunId}/steps/shout/log?stream=stdout`)).json()) as Obj;
+    const log = (await (await fetch(`${this.api}/dag-runs/hello/${dagRunId}/steps/shout/log?stream=stdout`)).json()) as Obj;
     expect(log.content).toBe('HELLO CLUSTER');
-    const dagRun = await json(['get', 'dagrun', '-n', ns, '-l', 'svc.io/dag=hello']);
-    expect(dagRun.items.length).toBe(1);
-  }, 150_000);
+    return dagRunId;
+  }
 
-  test('a step Pod runs as the steps\' ServiceAccount, without credentials, seeing only its own run on the data claim', async () => {
-    const dag = ['steps:', '  - name: probe', '    command: sh -c \'sleep 4; if [ -z "$KUBECONFIG" ]; then echo no-credentials; fi\'', '    output: SEEN'].join('\n');
-    const created = await fetch(`${api}/dags`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'probe', spec: dag }) });
-    expect(created.status).toBe(201);
-    const { dagRunId } = (await (await fetch(`${api}/dags/probe/start`, { method: 'POST' })).json()) as { dagRunId: string };
-    const pod = await eventually(async () => (await json(['get', 'pods', '-n', ns, '-l', 'svc.io/dag=probe'])).items[0], 'the step Pod', 30_000);
-    expect(pod.spec.serviceAccountName).toBe('svc-steps');
-    expect(pod.spec.automountServiceAccountToken).toBe(false);
-    expect(pod.spec.volumes.filter((v: Obj) => v.projected || v.secret)).toEqual([]);
-    const data = pod.spec.volumes.find((v: Obj) => v.persistentVolumeClaim);
-    expect(data.persistentVolumeClaim.claimName).toBe('svc-data');
-    const mounts = pod.spec.containers[0].volumeMounts.filter((m: Obj) => m.name === data.name);
-    expect(mounts).toHaveLength(1);
-    expect(mounts[0].subPath).toContain(dagRunId); // this run's directory, not the volume
-    const run = await eventually(async () => {
-      const r = ((await (await fetch(`${api}/dag-runs/probe/${dagRunId}`)).json()) as Obj).dagRun;
-      return r && [2, 3, 4, 6].includes(r.status) ? r : undefined;
-    }, 'the probe run to finish', 60_000);
-    expect(run.statusLabel).toBe('succeeded');
-    const outputs = ((await (await fetch(`${api}/dag-runs/probe/${dagRunId}/outputs`)).json()) as Obj).outputs;
-    expect(outputs.seen).toBe('no-credentials');
-  }, 120_000);
+  /** Every object of the release in and for its namespace, but Kubernetes' own per namespace and `keep`. */
+  async leftovers(): Promise<string[]> {
+    const ns = this.ns;
+    const kinds = 'deployments,replicasets,pods,services,serviceaccounts,secrets,configmaps,roles,rolebindings,leases,persistentvolumeclaims,poddisruptionbudgets,networkpolicies,endpointslices';
+    const inNs = (await json(['get', kinds, '-n', ns])).items.map((o: Obj) => `${o.kind}/${o.metadata.name}`);
+    const clusterWide = (await json(['get', 'clusterroles,clusterrolebindings,validatingwebhookconfigurations', '-l', `app.kubernetes.io/instance=${RELEASE}`])).items
+      .filter((o: Obj) => o.metadata.name.includes(ns)).map((o: Obj) => `${o.kind}/${o.metadata.name}`);
+    const nodeLeases = (await json(['get', 'roles,rolebindings', '-n', 'kube-node-lease'])).items.filter((o: Obj) => o.metadata.name.includes(ns)).map((o: Obj) => `${o.kind}/${o.metadata.name}`);
+    const own = ['ServiceAccount/default', 'ConfigMap/kube-root-ca.crt', ...this.keep];
+    return [...inNs, ...clusterWide, ...nodeLeases].filter((o) => !own.includes(o));
+  }
 
-  test('each ServiceAccount can do what it needs and is refused the rest', async () => {
-    // resource#subresource, or resource/name.
-    const can = async (who: string, verb: string, resource: string, namespace = ns): Promise<string> => {
-      const [res, sub] = resource.split('#');
-      const r = await kubectl(['auth', 'can-i', verb, res!, ...(sub ? [`--subresource=${sub}`] : []), '-n', namespace, `--as=system:serviceaccount:${ns}:svc-${who}`]);
-      return `${who} ${verb} ${resource}${namespace === ns ? '' : ` in ${namespace}`}: ${r.stdout.trim()}`;
-    };
-    const checks: [string, string, string, string?][] = [
-      ['operator', 'watch', 'dagruns.svc.io'], ['operator', 'update', 'dagruns.svc.io#status'], ['operator', 'create', 'pods'], ['operator', 'delete', 'pods'],
-      ['operator', 'create', 'secrets'], ['operator', 'update', 'leases.coordination.k8s.io/svc-operator'], ['operator', 'list', 'leases.coordination.k8s.io', 'kube-node-lease'],
-      ['api', 'create', 'dags.svc.io'], ['api', 'delete', 'dagruns.svc.io'], ['api', 'get', 'secrets/svc-users'], ['api', 'update', 'secrets/svc-api-keys'], ['api', 'list', 'pods'],
-    ];
-    const refused: [string, string, string, string?][] = [
-      ['operator', 'get', 'secrets'], ['operator', 'list', 'secrets'], ['operator', 'create', 'dags.svc.io'], ['operator', 'update', 'leases.coordination.k8s.io/other'],
-      ['operator', 'create', 'leases.coordination.k8s.io'], ['operator', 'create', 'pods', 'default'], ['operator', 'create', 'pods#exec'], ['operator', 'create', 'deployments.apps'],
-      ['api', 'get', 'secrets/svc-webhook-tls'], ['api', 'list', 'secrets'], ['api', 'create', 'pods'], ['api', 'delete', 'pods'], ['api', 'get', 'pods#log'],
-      ['api', 'list', 'dags.svc.io', 'default'], ['api', 'update', 'leases.coordination.k8s.io/svc-operator'],
-      ['steps', 'get', 'secrets'], ['steps', 'list', 'pods'], ['steps', 'get', 'dagruns.svc.io'], ['steps', 'create', 'pods'], ['steps', 'list', 'nodes'],
-    ];
-    const answers = await Promise.all([...checks, ...refused].map(([who, verb, res, where]) => can(who, verb, res, where)));
-    expect(answers).toEqual([...checks.map(([w, v, r, n]) => `${w} ${v} ${r}${n ? ` in ${n}` : ''}: yes`), ...refused.map(([w, v, r, n]) => `${w} ${v} ${r}${n ? ` in ${n}` : ''}: no`)]);
-    expect(await kubectl(['auth', 'can-i', 'list', 'nodes', `--as=system:serviceaccount:${ns}:svc-api`]).then((r) => r.stdout.trim())).toBe('yes');
-  }, 60_000);
-
-  test('helm uninstall leaves no svc object behind but the CRDs and what users made with them', async () => {
-    const r = await helm(['uninstall', RELEASE, '--namespace', ns, '--wait', '--timeout', '60s']);
+  /** helm uninstall, then nothing of the release is left but the CRDs. */
+  async uninstall(): Promise<void> {
+    const r = await helm(['uninstall', RELEASE, '--namespace', this.ns, '--wait', '--timeout', '60s']);
     expect([r.code, r.stderr]).toEqual([0, '']);
-    installed = false;
-    const left = async (): Promise<string[]> => {
-      const kinds = 'deployments,replicasets,pods,services,serviceaccounts,secrets,configmaps,roles,rolebindings,leases,persistentvolumeclaims,poddisruptionbudgets,networkpolicies,endpointslices';
-      const inNs = (await json(['get', kinds, '-n', ns])).items.map((o: Obj) => `${o.kind}/${o.metadata.name}`);
-      const cluster = (await json(['get', 'clusterroles,clusterrolebindings,validatingwebhookconfigurations', '-l', `app.kubernetes.io/instance=${RELEASE}`])).items
-        .filter((o: Obj) => o.metadata.name.includes(ns)).map((o: Obj) => `${o.kind}/${o.metadata.name}`);
-      const nodeLeases = (await json(['get', 'roles,rolebindings', '-n', 'kube-node-lease'])).items.filter((o: Obj) => o.metadata.name.includes(ns)).map((o: Obj) => `${o.kind}/${o.metadata.name}`);
-      return [...inNs, ...cluster, ...nodeLeases];
-    };
-    // What every namespace has from Kubernetes itself.
-    const own = ['ServiceAccount/default', 'ConfigMap/kube-root-ca.crt'];
-    await eventually(async () => (await left()).every((o) => own.includes(o)) || undefined, 'the release\'s objects to be gone', 60_000).catch(async () => {
-      throw new Error(`left behind: ${(await left()).filter((o) => !own.includes(o)).join(', ')}`);
+    this.installed = false;
+    await eventually(async () => (await this.leftovers()).length === 0 || undefined, 'the release\'s objects to be gone', 60_000).catch(async () => {
+      throw new Error(`left behind: ${(await this.leftovers()).join(', ')}`);
     });
     expect((await json(['get', 'crd', 'dags.svc.io'])).metadata.name).toBe('dags.svc.io');
-    expect((await json(['get', 'dags', '-n', ns])).items.map((d: Obj) => d.metadata.name).sort()).toEqual(['hello', 'probe']);
-  }, 120_000);
+  }
+}
+
+describeTools('helm install of charts/svc', ['helm'], () => describeCluster('on the test bed', () => {
+  let agent: AgentInfo | undefined;
+  let address = '';
+  beforeAll(async () => {
+    address = hostAddress() ?? '';
+    if (!address) throw new Error('the host has no non-loopback IPv4 address: the API Service can have no endpoint');
+    await applyCrds();
+    agent = await startAgent(cluster().state!, [{ name: 'svc-system', labels: { 'svc.testbed/pool': 'system' }, taints: [{ key: 'svc.io/system', value: 'true', effect: 'NoSchedule' }], podIP: address }]);
+  }, 60_000);
+  afterAll(async () => {
+    const state = cluster().state;
+    if (agent && state) await stopAgent(state, agent);
+    await kubectl(['delete', 'node', 'svc-system', '--ignore-not-found']);
+  }, 60_000);
+
+  describe('with the data claim', () => {
+    const release = new Release();
+    const ns = release.ns;
+    beforeAll(() => release.install(address), 120_000);
+    afterAll(() => release.cleanUp(), 60_000);
+
+    test('the operator and the API come up; the API is reached through its Service\'s endpoint', () => release.up(), 150_000);
+
+    test('kubectl apply of a Dag goes through the admission webhook; a run started over REST succeeds with its logs', async () => {
+      await release.runHello();
+      const bad = await kubectl(['apply', '-n', ns, '-f', '-'], {
+        input: stringify({ apiVersion: 'svc.io/v1alpha1', kind: 'Dag', metadata: { name: 'broken' }, spec: { steps: [{ name: 'a', command: 'true', depends: ['nowhere'] }] } }),
+      });
+      expect(bad.code).not.toBe(0);
+      expect(bad.stderr).toMatch(/admission webhook "dags.svc.io" denied the request/);
+      expect(bad.stderr).toMatch(/nowhere/);
+    }, 150_000);
+
+    test('a step Pod runs as the steps\' ServiceAccount, without credentials, seeing only its own run on the data claim', async () => {
+      const dag = ['steps:', '  - name: probe', '    command: sh -c \'sleep 4; if [ -z "$KUBECONFIG" ]; then echo no-credentials; fi\'', '    output: SEEN'].join('\n');
+      const created = await fetch(`${release.api}/dags`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'probe', spec: dag }) });
+      expect(created.status).toBe(201);
+      const { dagRunId } = (await (await fetch(`${release.api}/dags/probe/start`, { method: 'POST' })).json()) as { dagRunId: string };
+      const pod = await eventually(async () => (await json(['get', 'pods', '-n', ns, '-l', 'svc.io/dag=probe'])).items[0], 'the step Pod', 30_000);
+      expect(pod.spec.serviceAccountName).toBe('svc-steps');
+      expect(pod.spec.automountServiceAccountToken).toBe(false);
+      expect(pod.spec.volumes.filter((v: Obj) => v.projected || v.secret)).toEqual([]);
+      const data = pod.spec.volumes.find((v: Obj) => v.persistentVolumeClaim);
+      expect(data.persistentVolumeClaim.claimName).toBe('svc-data');
+      const mounts = pod.spec.containers[0].volumeMounts.filter((m: Obj) => m.name === data.name);
+      expect(mounts).toHaveLength(1);
+      expect(mounts[0].subPath).toContain(dagRunId); // this run's directory, not the volume
+      const run = await eventually(async () => {
+        const r = ((await (await fetch(`${release.api}/dag-runs/probe/${dagRunId}`)).json()) as Obj).dagRun;
+        return r && [2, 3, 4, 6].includes(r.status) ? r : undefined;
+      }, 'the probe run to finish', 60_000);
+      expect(run.statusLabel).toBe('succeeded');
+      const outputs = ((await (await fetch(`${release.api}/dag-runs/probe/${dagRunId}/outputs`)).json()) as Obj).outputs;
+      expect(outputs.seen).toBe('no-credentials');
+    }, 120_000);
+
+    test('each ServiceAccount can do what it needs and is refused the rest', async () => {
+      // resource#subresource, or resource/name.
+      const can = async (who: string, verb: string, resource: string, namespace = ns): Promise<string> => {
+        const [res, sub] = resource.split('#');
+        const r = await kubectl(['auth', 'can-i', verb, res!, ...(sub ? [`--subresource=${sub}`] : []), '-n', namespace, `--as=system:serviceaccount:${ns}:svc-${who}`]);
+        return `${who} ${verb} ${resource}${namespace === ns ? '' : ` in ${namespace}`}: ${r.stdout.trim()}`;
+      };
+      const checks: [string, string, string, string?][] = [
+        ['operator', 'watch', 'dagruns.svc.io'], ['operator', 'update', 'dagruns.svc.io#status'], ['operator', 'create', 'pods'], ['operator', 'delete', 'pods'],
+        ['operator', 'create', 'secrets'], ['operator', 'update', 'leases.coordination.k8s.io/svc-operator'], ['operator', 'list', 'leases.coordination.k8s.io', 'kube-node-lease'],
+        ['api', 'create', 'dags.svc.io'], ['api', 'delete', 'dagruns.svc.io'], ['api', 'get', 'secrets/svc-users'], ['api', 'update', 'secrets/svc-api-keys'], ['api', 'list', 'pods'],
+      ];
+      const refused: [string, string, string, string?][] = [
+        ['operator', 'get', 'secrets'], ['operator', 'list', 'secrets'], ['operator', 'create', 'dags.svc.io'], ['operator', 'update', 'leases.coordination.k8s.io/other'],
+        ['operator', 'create', 'leases.coordination.k8s.io'], ['operator', 'create', 'pods', 'default'], ['operator', 'create', 'pods#exec'], ['operator', 'create', 'deployments.apps'],
+        ['api', 'get', 'secrets/svc-webhook-tls'], ['api', 'list', 'secrets'], ['api', 'create', 'pods'], ['api', 'delete', 'pods'], ['api', 'get', 'pods#log'],
+        ['api', 'list', 'dags.svc.io', 'default'], ['api', 'update', 'leases.coordination.k8s.io/svc-operator'],
+        ['steps', 'get', 'secrets'], ['steps', 'list', 'pods'], ['steps', 'get', 'dagruns.svc.io'], ['steps', 'create', 'pods'], ['steps', 'list', 'nodes'],
+      ];
+      const answers = await Promise.all([...checks, ...refused].map(([who, verb, res, where]) => can(who, verb, res, where)));
+      expect(answers).toEqual([...checks.map(([w, v, r, n]) => `${w} ${v} ${r}${n ? ` in ${n}` : ''}: yes`), ...refused.map(([w, v, r, n]) => `${w} ${v} ${r}${n ? ` in ${n}` : ''}: no`)]);
+      expect(await kubectl(['auth', 'can-i', 'list', 'nodes', `--as=system:serviceaccount:${ns}:svc-api`]).then((r) => r.stdout.trim())).toBe('yes');
+    }, 60_000);
+
+    test('helm uninstall leaves no svc object behind but the CRDs and what users made with them', async () => {
+      await release.uninstall();
+      expect((await json(['get', 'dags', '-n', ns])).items.map((d: Obj) => d.metadata.name).sort()).toEqual(['hello', 'probe']);
+    }, 120_000);
+  });
+
+  describeMinio('with step logs in a bucket (logStore.type=s3)', () => {
+    const release = new Release();
+    const ns = release.ns;
+    let minio: MinioServer;
+    let client: S3Client;
+    beforeAll(async () => {
+      minio = await startMinio();
+      await minio.createBucket('svc-logs');
+      client = minio.client();
+      await kubectl(['create', 'namespace', ns]);
+      const secret = await kubectl(['create', 'secret', 'generic', 'svc-s3', '-n', ns, `--from-literal=AWS_ACCESS_KEY_ID=${minio.credentials.accessKeyId}`, `--from-literal=AWS_SECRET_ACCESS_KEY=${minio.credentials.secretAccessKey}`]);
+      expect(secret.code).toBe(0);
+      release.keep.push('Secret/svc-s3');
+      await release.install(address, { logStore: { type: 's3', s3: { bucket: 'svc-logs', endpoint: minio.endpoint, prefix: 'cluster', credentialsSecret: 'svc-s3' } } });
+    }, 120_000);
+    afterAll(async () => {
+      await release.cleanUp();
+      client?.destroy();
+      await minio?.stop();
+    }, 60_000);
+
+    test('no claim; a run\'s logs and outputs go to the bucket and are read from there; uninstall leaves nothing', async () => {
+      expect((await json(['get', 'pvc', '-n', ns])).items).toEqual([]);
+      await release.up();
+      const id = await release.runHello();
+      const outputs = ((await (await fetch(`${release.api}/dag-runs/hello/${id}/outputs`)).json()) as Obj).outputs;
+      expect(outputs).toMatchObject({ message: 'hello cluster', loudMessage: 'HELLO CLUSTER' });
+      const keys = ((await client.send(new ListObjectsV2Command({ Bucket: 'svc-logs', Prefix: 'cluster/runs/' }))).Contents ?? []).map((o) => o.Key!);
+      expect(keys.filter((k) => /\/logs\/[^/]+\.out\//.test(k)).length).toBeGreaterThanOrEqual(2);
+      expect(keys.some((k) => k.endsWith('/outputs.json'))).toBe(true);
+      await release.uninstall();
+    }, 240_000);
+  });
 }, { testbedOnly: true }));

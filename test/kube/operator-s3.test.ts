@@ -69,6 +69,8 @@ describeCluster('the operator with step logs in a bucket', () => describeMinio('
     expect(stored.some((k) => /\/logs\/[^/]+\.results\/[^/]+\.json$/.test(k))).toBe(true);
     expect(stored.some((k) => k.endsWith('/outputs.json'))).toBe(true);
     expect(existsSync(join(srv.dataDir, 'runs'))).toBe(false);
+    // Each execution's Secret (its grant) goes once the execution is harvested.
+    await eventually(async () => JSON.parse((await kubectl(['get', 'secrets', '-n', ns, '-l', 'svc.io/component=step', '-o', 'json'])).stdout).items.length === 0 || undefined, 'the executions\' Secrets to go', 20_000);
   }, 120_000);
 
   test('the step Pod mounts no data volume and gets its grant from its own Secret', async () => {

@@ -218,8 +218,8 @@ describeCluster('secrets in step Pods', () => {
     const runPods = (await podsOf(ns)).filter((p) => p.metadata.labels['svc.io/dag-run'] === id);
     expect(runPods.length).toBeGreaterThan(1);
     for (const p of runPods) expect((await kubectl(['logs', '-n', ns, p.metadata.name])).stdout).not.toContain(value);
-    const secret = JSON.parse((await kubectl(['get', 'secret', '-n', ns, pod.metadata.name, '-o', 'json'])).stdout);
-    expect(secret.metadata.ownerReferences[0]).toMatchObject({ kind: 'DagRun' });
+    // The execution's Secret is removed once its result is in (the DagRun owns it until then).
+    await eventually(async () => /NotFound/.test((await kubectl(['get', 'secret', '-n', ns, pod.metadata.name])).stderr) || undefined, 'the execution\'s Secret to go', 20_000);
     expect(JSON.stringify((await srv.get(`/dag-runs/secretive/${id}`)).body)).not.toContain(value);
   });
 });

@@ -14,6 +14,8 @@ import type { PodFiles } from './pod-launcher.js';
 import type { PodFilePaths } from './pod-spec.js';
 
 export class FsPodFiles implements PodFiles {
+  readonly uploads = false;
+
   constructor(private readonly logs: FsLogStore) {}
 
   paths(req: ExecRequest): PodFilePaths {

@@ -15,7 +15,7 @@ import type { RunKey } from '../../../core/ports/run-store.js';
 import { execName } from '../../../core/naming.js';
 import { FIELD_MANAGER, kubeError } from '../../kube/client.js';
 import { podOutcome, podWaitReason as waitReason, type EntryResult } from './outcome.js';
-import { stepPod, type PodFilePaths, type PodSettings } from './pod-spec.js';
+import { hasExecSecret, stepPod, type PodFilePaths, type PodSettings } from './pod-spec.js';
 import type { PodWatch } from './pod-watch.js';
 import type { NodeLeases } from './node-leases.js';
 import { harvestResult } from './harvest.js';
@@ -23,6 +23,8 @@ import type { TokenBucket } from './rate-limit.js';
 
 /** Where an execution's logs and result are, for the operator and for its Pod: files on a shared volume, or a bucket. */
 export interface PodFiles {
+  /** True when Pods get an upload grant (in their Secret) rather than file paths. */
+  readonly uploads: boolean;
   /** What the Pod's entry is told: the files' paths, or an upload grant. */
   forPod(req: ExecRequest): Promise<PodFilePaths>;
   /** Whether the entry (or this launcher) recorded the execution's end. */
@@ -177,12 +179,25 @@ export class PodLauncher implements Launcher {
     return { result: this.harvest(req, name, r), signal: () => undefined };
   }
 
-  /** Keeps the outcome, reads the captured output, and removes the Pod unless retention keeps it. */
+  /**
+   * Keeps the outcome, reads the captured output, removes the execution's Secret (its secret values and
+   * grant are of no more use) and the Pod unless retention keeps it.
+   */
   private async harvest(req: ExecRequest, name: string, r: EntryResult): Promise<ExecResult> {
     const result = await harvestResult(this.opts.files, req, r);
     const keep = this.opts.retention === 'all' || (this.opts.retention === 'failed' && r.exitCode !== 0);
     if (!keep && this.watch.get(name)) void this.deletePod(name, 0);
+    if (hasExecSecret(req, this.opts.files.uploads)) void this.deleteSecret(name);
     return result;
+  }
+
+  private async deleteSecret(name: string): Promise<void> {
+    try {
+      await this.api.deleteNamespacedSecret({ name, namespace: this.opts.settings.namespace });
+    } catch (e) {
+      if (e instanceof ApiException && e.code === 404) return;
+      this.opts.onError?.(`delete secrets/${name}`, e);
+    }
   }
 
   private async deletePod(name: string, graceSeconds: number): Promise<void> {

@@ -175,6 +175,11 @@ const UPLOAD_ENV = 'SVC_UPLOAD';
  * The container's env: plain values, except those holding a secret, which come from the execution's
  * Secret (with the mask list), owned by the DagRun.
  */
+/** Whether an execution's Pod comes with a Secret of its own (secret env values, an upload grant). */
+export function hasExecSecret(req: ExecRequest, upload: boolean): boolean {
+  return upload || req.secrets.some((v) => v.length > 0);
+}
+
 function podEnv(req: ExecRequest, name: string, namespace: string, owner: { name: string; uid: string }, upload?: string): { env: V1EnvVar[]; secret?: V1Secret } {
   const secrets = req.secrets.filter((v) => v.length > 0);
   const all: Record<string, string> = { ...req.env, ...(req.script !== undefined ? { [SCRIPT_ENV]: req.script } : {}) };
@@ -190,7 +195,7 @@ function podEnv(req: ExecRequest, name: string, namespace: string, owner: { name
       env.push({ name: k, value: v });
     }
   });
-  if (secrets.length === 0 && upload === undefined) return { env };
+  if (!hasExecSecret(req, upload !== undefined)) return { env };
   if (secrets.length > 0) {
     data.mask = Buffer.from(secrets.join('\n')).toString('base64');
     env.push({ name: MASK_ENV, valueFrom: { secretKeyRef: { name, key: 'mask' } } });

@@ -19,6 +19,8 @@ import type { PodFilePaths } from './pod-spec.js';
 const GRANT_SECONDS = 7 * 24 * 3600;
 
 export class S3PodFiles implements PodFiles {
+  readonly uploads = true;
+
   /** `prefix`: the log store's key prefix, normalized (normalizePrefix). */
   constructor(private readonly o: { logs: S3LogStore; objects: S3Objects; prefix: string; grants: UploadGrants }) {}
 
