@@ -26,10 +26,6 @@ app.kubernetes.io/component: {{ .component }}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
 
-{{- define "svc.s3" -}}
-{{- eq .Values.logStore.type "s3" -}}
-{{- end -}}
-
 {{- define "svc.dataClaim" -}}
 {{- default (printf "%s-data" (include "svc.fullname" .)) .Values.persistence.existingClaim -}}
 {{- end -}}
