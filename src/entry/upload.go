@@ -42,18 +42,27 @@ func parseUpload(text string) (*Upload, error) {
 
 // logBuffer holds what a log gained since it was last shipped.
 type logBuffer struct {
-	mu     sync.Mutex
-	buf    []byte
-	prefix string
-	nudge  chan struct{}
+	mu      sync.Mutex
+	buf     []byte
+	dropped int // bytes not kept while the bucket refused uploads and the buffer was full
+	prefix  string
+	nudge   chan struct{}
 }
 
 // shipNow: a buffer this large is shipped at once rather than at the next tick.
 const shipNow = 4 << 20
 
+// maxBuffered: while uploads fail, at most this much of a log waits in memory; later output is dropped
+// (and the log says how much) rather than the step's container running out of memory.
+const maxBuffered = 64 << 20
+
 func (b *logBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
-	b.buf = append(b.buf, p...)
+	if len(b.buf)+len(p) > maxBuffered {
+		b.dropped += len(p)
+	} else {
+		b.buf = append(b.buf, p...)
+	}
 	full := len(b.buf) >= shipNow
 	b.mu.Unlock()
 	if full {
@@ -69,6 +78,10 @@ func (b *logBuffer) take() []byte {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	out := b.buf
+	if b.dropped > 0 {
+		out = append(out, fmt.Sprintf("\n[svc-entry: %d bytes of output were dropped: the bucket did not take them in time]\n", b.dropped)...)
+		b.dropped = 0
+	}
 	b.buf = nil
 	return out
 }
