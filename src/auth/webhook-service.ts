@@ -53,12 +53,13 @@ export class WebhookService {
   }
 
   /**
-   * The webhook a trigger may use: 404 without one, 401 for a token that does not match (checked
-   * before `enabled`, so a disabled webhook reveals nothing to a caller without its token), 403 disabled.
+   * The webhook a trigger may use: 401 for a token that does not match, and the same 401 when the
+   * fileName has no webhook (or no DAG), so a caller without the token learns nothing about which DAGs
+   * exist; checked before `enabled`, so a disabled webhook reveals nothing either. 403 disabled.
    */
   async authenticate(fileName: string, token: string): Promise<StoredWebhook> {
-    const hook = await this.require(fileName);
-    if (!verifyWebhookToken(token, hook.tokenHash)) throw new DomainError('unauthorized', 'invalid webhook token');
+    const hook = await this.store.get(fileName);
+    if (!hook || !verifyWebhookToken(token, hook.tokenHash)) throw new DomainError('unauthorized', 'invalid webhook token');
     if (!hook.enabled) throw new DomainError('forbidden', `the webhook of DAG ${fileName} is disabled`);
     return hook;
   }

@@ -62,10 +62,18 @@ describe('webhook operations conform to the document', () => {
 
   test.each([
     ['GET', '/dags/hooked/webhook'], ['DELETE', '/dags/hooked/webhook'], ['POST', '/dags/hooked/webhook/regenerate'],
-    ['POST', '/dags/hooked/webhook/toggle'], ['POST', '/dags/nope/webhook'], ['POST', '/webhooks/nope'],
+    ['POST', '/dags/hooked/webhook/toggle'], ['POST', '/dags/nope/webhook'],
   ])('%s %s is a documented 404', async (method, path) => {
     const r = await api.req(method, path, method === 'POST' ? { enabled: true } : undefined);
     expect({ status: r.status, code: r.body.code }).toEqual({ status: 404, code: 'not_found' });
+  });
+
+  test('the trigger is 404 for the holder of a token whose DAG was deleted, 401 for anyone else', async () => {
+    t.dag('gone', 'steps:\n  - command: "true"\n');
+    const hook = anon.withHeaders({ authorization: `Bearer ${(await api.post('/dags/gone/webhook')).body.token}` });
+    expect((await api.del('/dags/gone')).status).toBe(204);
+    expect((await hook.post('/webhooks/gone', {})).body.code).toBe('not_found');
+    expect((await hook.post('/webhooks/nope', {})).body.code).toBe('unauthorized');
   });
 
   test.each([['POST', '/webhooks/..%2Fx'], ['GET', '/dags/a%00/webhook'], ['POST', '/dags/..%2F..%2Fetc/webhook']])('%s %s is a documented 400', async (method, path) => {

@@ -134,12 +134,19 @@ describe('trigger', () => {
   });
 
   test.each([
-    ['unknown DAG', 'missing', 404, 'not_found'],
-    ['DAG without webhook', 'broken', 404, 'not_found'],
-  ])('%s', async (_what, file, status, code) => {
+    ['an unknown DAG', 'missing'], ['a DAG without webhook', 'broken'], ['a DAG whose webhook has another token', 'hook'],
+  ])('a token on %s is 401, the same answer whatever exists (the token is checked first)', async (_what, file) => {
     const r = await trigger(file, token);
-    expect(r.status).toBe(status);
-    expect(r.body.code).toBe(code);
+    expect({ status: r.status, body: r.body }).toEqual({ status: 401, body: { code: 'unauthorized', message: 'invalid webhook token' } });
+  });
+
+  test('a webhook whose DAG was deleted: 404 for the holder of its token', async () => {
+    srv.dag('doomed', 'steps:\n  - command: "true"\n');
+    const tok = (await srv.post('/dags/doomed/webhook')).body.token as string;
+    expect((await srv.req('DELETE', '/dags/doomed')).status).toBe(204);
+    const r = await trigger('doomed', tok);
+    expect(r.status).toBe(404);
+    expect(r.body).toMatchObject(err('not_found'));
   });
 
   test.each([
@@ -183,7 +190,7 @@ describe('trigger', () => {
     const r = await srv.req('DELETE', '/dags/other/webhook');
     expect(r.status).toBe(204);
     expect(r.text).toBe('');
-    expect((await trigger('other', token)).status).toBe(404);
+    expect((await trigger('other', token)).status).toBe(401);
     expect((await srv.get('/dags/other/webhook')).status).toBe(404);
   });
 });
