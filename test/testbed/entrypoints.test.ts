@@ -29,7 +29,13 @@ describeCluster(
 
     test('the svc image without command runs `svc server`; args replace its CMD', async () => {
       const port = await freePort();
-      await createPod(ns, { metadata: { name: 'svc-help' }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'svc:0.1.0', args: ['help'] }] } });
+      // A volume mounted over the directory the entrypoint lives in (the chart mounts /tmp, and a checkout
+      // may live there): the entrypoint is the agent's host path, never looked up in the volume.
+      const top = `/${new URL('../../', import.meta.url).pathname.split('/')[1]}`;
+      await createPod(ns, { metadata: { name: 'svc-help' }, spec: {
+        restartPolicy: 'Never', volumes: [{ name: 'scratch', emptyDir: {} }],
+        containers: [{ name: 'main', image: 'svc:0.1.0', args: ['help'], volumeMounts: [{ name: 'scratch', mountPath: top }] }],
+      } });
       await createPod(ns, { metadata: { name: 'svc-server' }, spec: { containers: [{ name: 'main', image: 'svc:0.1.0', env: [{ name: 'SVC_PORT', value: String(port) }] }] } });
       expect((await waitPhase(ns, 'svc-help', ['Succeeded', 'Failed'])).status?.phase).toBe('Succeeded');
       expect((await kubectl(['logs', '-n', ns, 'svc-help'])).stdout).toMatch(/^usage: svc <command>/);
