@@ -32,18 +32,32 @@ export async function validateCommand(ctx: CliContext, args: Args): Promise<numb
   return 0;
 }
 
-/** Kahn's order, in waves of steps that could run together. */
-export function planWaves(def: DagDefinition): string[][] {
-  const remaining = new Map(def.steps.map((s) => [s.name, new Set(s.depends)]));
+/**
+ * Kahn's order, in waves of steps that could run together. Linear in steps plus dependencies: each step
+ * keeps a count of unmet dependencies and a list of its dependants (a 20,000-step chain is 20,000 waves).
+ */
+export function planWaves(def: Pick<DagDefinition, 'steps'>): string[][] {
+  const order = new Map(def.steps.map((s, i) => [s.name, i]));
+  const unmet = new Map(def.steps.map((s) => [s.name, new Set(s.depends).size]));
+  const dependants = new Map<string, string[]>();
+  for (const s of def.steps) {
+    for (const d of new Set(s.depends)) dependants.set(d, dependants.get(d) ?? []).get(d)!.push(s.name);
+  }
   const waves: string[][] = [];
-  while (remaining.size > 0) {
-    const wave = [...remaining].filter(([, deps]) => deps.size === 0).map(([n]) => n);
-    if (wave.length === 0) break;
+  let wave = def.steps.map((s) => s.name).filter((name) => unmet.get(name) === 0);
+  while (wave.length > 0) {
     waves.push(wave);
-    for (const n of wave) remaining.delete(n);
-    for (const deps of remaining.values()) for (const n of wave) deps.delete(n);
+    wave = wave.flatMap((name) => (dependants.get(name) ?? []).filter((d) => decrement(unmet, d) === 0));
+    wave.sort((a, b) => order.get(a)! - order.get(b)!);
   }
   return waves;
+}
+
+/** One dependency met: the dependant's count of unmet ones, after. */
+function decrement(counts: Map<string, number>, key: string): number {
+  const n = (counts.get(key) ?? 0) - 1;
+  counts.set(key, n);
+  return n;
 }
 
 export async function dryCommand(ctx: CliContext, args: Args): Promise<number> {
@@ -51,9 +65,10 @@ export async function dryCommand(ctx: CliContext, args: Args): Promise<number> {
   if (dag.errors.length > 0) return 1;
   const def = dag.definition;
   ctx.io.out(`DAG ${def.name}: ${def.steps.length} steps, maxActiveSteps ${def.maxActiveSteps}, nothing executed\n`);
+  const byName = new Map(def.steps.map((s) => [s.name, s]));
   planWaves(def).forEach((wave, i) => {
     for (const name of wave) {
-      const s = def.steps.find((x) => x.name === name)!;
+      const s = byName.get(name)!;
       const what = s.call ? `call ${s.call}` : s.script !== undefined ? 'script' : s.commands.join(' && ');
       ctx.io.out(`  ${String(i + 1).padStart(3)}. ${name}${s.depends.length ? ` (after ${s.depends.join(', ')})` : ''}: ${s.type} ${what}\n`);
     }
