@@ -5,6 +5,7 @@
  */
 import express, { type Express, type Router } from 'express';
 import { errorMiddleware, notFoundRoute } from './errors.js';
+import { requireJsonBody } from './input.js';
 
 export interface ApiLogger {
   info(msg: string, f?: Record<string, unknown>): void;
@@ -26,9 +27,11 @@ export function createApp(parts: AppParts): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
-  app.use(express.json({ limit: '5mb', strict: true }));
+  // Not strict: `null` or `5` is JSON, refused where read with a message that says what it is.
+  app.use(express.json({ limit: '5mb', strict: false }));
   const api = express.Router();
   for (const h of parts.before ?? []) api.use(h);
+  api.use(requireJsonBody);
   for (const r of parts.routers) api.use(r);
   api.use(notFoundRoute);
   app.use('/api/v2', api);

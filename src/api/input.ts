@@ -1,6 +1,7 @@
 /** Request checks every router shares: the JSON body, query parameters, quoting a bad value. */
-import type { Request } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { BadRequestError } from '../core/errors.js';
+import { HttpError } from './errors.js';
 
 /** A bad value as quoted in an error message (at most 80 characters). */
 export const show = (v: unknown): string => {
@@ -13,12 +14,28 @@ export function body(req: Request): Record<string, unknown> {
   return req.body === undefined ? {} : objectBody(req);
 }
 
-/** The JSON body, which must be an object. */
+const kindOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`);
+
+/** The JSON body, which must be an object (null, a number, a string or an array is JSON, but not one). */
 export function objectBody(req: Request): Record<string, unknown> {
   const b: unknown = req.body;
-  if (b === null || typeof b !== 'object' || Array.isArray(b)) throw new BadRequestError('the request body must be a JSON object');
+  if (b === null || typeof b !== 'object' || Array.isArray(b)) throw new BadRequestError(`the request body must be a JSON object, got ${kindOf(b)}`);
   return b as Record<string, unknown>;
 }
+
+const hasBody = (req: Request): boolean => req.get('transfer-encoding') !== undefined || Number(req.get('content-length') ?? 0) > 0;
+
+/**
+ * A body express.json did not read (no Content-Type, or one that is not JSON) is refused with 415,
+ * never ignored: a start would otherwise run with default params. Not accepted as JSON either: a
+ * cross-site page can send such a request without a CORS preflight, and a JSON body can carry a spec.
+ */
+export const requireJsonBody: RequestHandler = (req, _res, next) => {
+  if (req.body !== undefined || !hasBody(req)) return next();
+  const type = req.get('content-type');
+  const what = type ? `Content-Type ${type.slice(0, 80)} is not JSON` : 'the request has a body but no Content-Type';
+  throw new HttpError(415, 'bad_request', `${what}: send the body as JSON with Content-Type: application/json`);
+};
 
 /** A single string query parameter (undefined when absent); repeated or nested values are refused. */
 export function queryString(req: Request, name: string, maxLength = 256): string | undefined {

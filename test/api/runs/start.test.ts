@@ -94,6 +94,34 @@ describe('POST /dags/{fileName}/start', () => {
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject(err('bad_request'));
   });
+
+  /** A body as bytes: fetch sends no Content-Type for them unless one is given. */
+  const send = (path: string, text: string, headers: Record<string, string> = {}) =>
+    fetch(`${srv.url}/api/v2${path}`, { method: 'POST', body: new TextEncoder().encode(text), headers });
+
+  test.each([
+    ['no Content-Type', {}, /a body but no Content-Type/],
+    ['Content-Type text/plain', { 'content-type': 'text/plain' }, /Content-Type text\/plain is not JSON/],
+    ['a form', { 'content-type': 'application/x-www-form-urlencoded' }, /Content-Type application\/x-www-form-urlencoded is not JSON/],
+  ])('a body with %s is refused with 415, never ignored: nothing starts', async (_what, headers, message) => {
+    const r = await send('/dags/hello/start', JSON.stringify({ dagRunId: 'untyped-1', params: 'NAME=x' }), headers);
+    expect(r.status).toBe(415);
+    const body = await r.json();
+    expect(body).toEqual({ code: 'bad_request', message: expect.stringMatching(message) });
+    expect(body.message).toContain('application/json');
+    expect((await srv.get('/dag-runs/hello/untyped-1')).status).toBe(404);
+  });
+
+  test('no body at all needs no Content-Type (the DAG starts with its defaults)', async () => {
+    const r = await srv.req('POST', '/dags/hello/start');
+    expect(r.status).toBe(200);
+    expect(r.body.dagRunId).toEqual(expect.any(String));
+  });
+
+  test.each([['null'], ['5'], ['"text"'], ['[1]']])('%s is JSON but not an object: 400 saying so', async (text) => {
+    const r = await srv.req('POST', '/dags/hello/start', text);
+    expect({ status: r.status, body: r.body }).toEqual({ status: 400, body: { code: 'bad_request', message: expect.stringMatching(/^the request body must be a JSON object, got /) } });
+  });
 });
 
 describe('POST /dags/{fileName}/start-sync', () => {
