@@ -43,9 +43,9 @@ export class FsDagStore implements DagStore {
    * stats queue on libuv's small thread pool and cost ten times more (GET /dags latency is measured).
    */
   async list(): Promise<{ files: DagFileInfo[]; errors: string[] }> {
-    const errors: string[] = [];
+    const { names, errors } = await this.fileNames();
     const files: DagFileInfo[] = [];
-    for (const [n, ext] of await this.fileNames()) {
+    for (const [n, ext] of names) {
       try {
         files.push(info(n, statSync(this.path(n, ext))));
       } catch (e) {
@@ -137,15 +137,22 @@ export class FsDagStore implements DagStore {
     else await rm(this.flag(fileName), { force: true });
   }
 
-  /** fileName -> extension of the directory's DAG files, sorted (.yaml wins over .yml). */
-  private async fileNames(): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
+  /**
+   * fileName -> extension of the directory's DAG files, sorted (.yaml wins over .yml). A YAML file
+   * whose name cannot be a fileName (`my.etl.yaml`) is reported, never silently left out; hidden
+   * files are skipped.
+   */
+  private async fileNames(): Promise<{ names: Map<string, string>; errors: string[] }> {
+    const names = new Map<string, string>();
+    const errors: string[] = [];
     for (const f of (await readdirOrEmpty(this.dagsDir)).sort()) {
       const ext = EXTENSIONS.find((x) => f.endsWith(x));
-      const name = ext && f.slice(0, -ext.length);
-      if (name && isValidFileName(name) && out.get(name) !== '.yaml') out.set(name, ext);
+      if (!ext || f.startsWith('.')) continue;
+      const name = f.slice(0, -ext.length);
+      if (!isValidFileName(name)) errors.push(badFileName(name, ext));
+      else if (names.get(name) !== '.yaml') names.set(name, ext);
     }
-    return out;
+    return { names, errors };
   }
 
   private async find(fileName: string) {
@@ -183,6 +190,9 @@ function info(fileName: string, st: { ino: number; size: number; mtimeMs: number
   return { fileName, stamp: `${st.ino}:${st.size}:${st.mtimeMs}`, updatedAt: st.mtime.toISOString() };
 }
 
+
+const badFileName = (name: string, ext: string): string =>
+  `${name}${ext}: not a valid fileName (letters, digits, "_" and "-" before ${ext}), so not listed: rename the file, e.g. to ${name.replace(/[^a-zA-Z0-9_-]/g, '_')}${ext}`;
 
 const exists = (fileName: string) => new AlreadyExistsError(`DAG ${fileName} already exists`, { fileName });
 const missing = (fileName: string) => new NotFoundError(`DAG ${fileName} not found`, { fileName });

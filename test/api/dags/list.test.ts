@@ -1,4 +1,6 @@
 /** GET /dags: list items, pagination, name/tag/tags filters, unreadable files, 1,000 files. */
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { TestServer } from '../../helpers/server.js';
 
 const dag = (i: number, tags: string) => `name: d${String(i).padStart(4, '0')}\ntags: "${tags}"\nsteps:\n  - command: echo ${i}\n`;
@@ -45,6 +47,20 @@ describe('GET /dags', () => {
     expect(invalid.errors.join()).toMatch(/ghost/);
     expect(r.body.errors).toHaveLength(1);
     expect(r.body.errors[0]).toMatch(/^broken: /);
+  });
+
+  // Files only: a Dag resource cannot be written under such a name (the store and the admission refuse
+  // it), and one applied by hand is reported by the kubernetes store in the same way.
+  (srv.kube ? test.skip : test)('a file whose name cannot be a fileName (my.etl.yaml) is reported in errors, never silently skipped', async () => {
+    writeFileSync(join(srv.dagsDir, 'my.etl.yaml'), 'steps:\n  - command: echo etl\n');
+    writeFileSync(join(srv.dagsDir, 'notes.txt'), 'not a DAG');
+    const r = await srv.get('/dags');
+    expect(names(r)).not.toContain('my.etl');
+    const reported = expect.stringMatching(/^my\.etl\.yaml: .*not a valid fileName.*rename the file/);
+    expect(r.body.errors).toEqual(expect.arrayContaining([expect.stringMatching(/^broken: /), reported]));
+    expect(r.body.errors).toHaveLength(2);
+    expect((await srv.get('/dags/tags')).body.errors).toContainEqual(reported);
+    rmSync(join(srv.dagsDir, 'my.etl.yaml'));
   });
 
   test.each([
