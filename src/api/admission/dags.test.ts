@@ -20,7 +20,7 @@ describe('reviewDag', () => {
     expect(r).toEqual({ uid: 'u2', allowed: false, status: { code: 422, reason: 'Invalid', message: 'DAG My_Dag is invalid: My_Dag: steps[0]: bad thing; second problem' } });
   });
 
-  test('what the REST API saved as written (an invalid draft) is allowed: the API reports its errors itself', () => {
+  test('what svc\'s own store wrote (a renamed DAG with errors) is allowed: the API reports its errors itself', () => {
     const r = reviewDag({ uid: 'u5', operation: 'UPDATE', object: { metadata: { name: 'draft', annotations: { 'svc.io/source': 'bad' } }, spec: { x: 'bad' } } }, deps);
     expect(r.allowed).toBe(true);
   });

@@ -15,8 +15,8 @@ export interface DagSource {
   fileName: string | undefined;
   text: string;
   /**
-   * Written through svc's own DAG store, spec unchanged since: the REST API saves invalid text on purpose
-   * (an editor's draft) and reports its errors itself.
+   * Written through svc's own DAG store, spec unchanged since: the REST API validates what it saves
+   * (POST /dags, PUT spec) and reports errors itself; a rename moves a DAG as it is, errors included.
    */
   writtenByStore: boolean;
 }

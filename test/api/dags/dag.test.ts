@@ -92,15 +92,25 @@ describe('GET/PUT /dags/{fileName}/spec', () => {
     expect((await srv.get('/dags/edit')).body.dag.steps[0].commands).toEqual(['echo b']);
   });
 
-  test('PUT with validation problems: 200 with errors; the text is saved (as an editor would) and the DAG shows them', async () => {
-    srv.dag('edit2', 'steps:\n  - command: echo a\n');
-    const spec = 'steps:\n  - name: a\n    depends: [ghost]\n    command: echo\n';
+  test.each([
+    ['an unknown dependency', 'steps:\n  - name: a\n    depends: [ghost]\n    command: echo\n', /ghost/],
+    ['an unknown key', 'steps:\n  - name: a\n    command: echo\n    bogus: 1\n', /bogus/],
+    ['broken YAML', 'steps: [\n', /./],
+  ])('PUT with %s: 200 with the errors, and nothing saved: the working DAG stays as it was (as the reference)', async (_w, spec, problem) => {
+    const working = 'steps:\n  - command: echo a\n';
+    srv.dag('edit2', working);
     const r = await srv.req('PUT', '/dags/edit2/spec', { spec });
     expect(r.status).toBe(200);
-    expect(r.body.errors.join()).toMatch(/ghost/);
-    const g = await srv.get('/dags/edit2/spec');
-    expect(g.body.spec).toBe(spec);
-    expect(g.body.errors.join()).toMatch(/ghost/);
+    expect(r.body.errors.length).toBeGreaterThan(0);
+    expect(r.body.errors.join()).toMatch(problem);
+    expect(await srv.storedDag('edit2')).toBe(working);
+    expect((await srv.get('/dags/edit2/spec')).body).toEqual({ dag: { name: 'edit2' }, spec: working, errors: [] });
+  });
+
+  test('PUT of an invalid spec on an unknown DAG: 404, nothing created', async () => {
+    const r = await srv.req('PUT', '/dags/ghost2/spec', { spec: 'steps: 12\n' });
+    expect(r.status).toBe(404);
+    expect(await srv.storedDag('ghost2')).toBeUndefined();
   });
 
   test.each([
