@@ -14,12 +14,11 @@ import { link, mkdir, readFile, rm, stat, unlink } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { AlreadyExistsError, BadRequestError, NotFoundError } from '../../core/errors.js';
 import type { DagFileInfo, DagFileText, DagStore } from '../../core/ports/dag-store.js';
+import { checkSpecSize } from '../../core/spec/limits.js';
 import { isValidFileName } from '../../core/spec/names.js';
 import { isNotFound, readdirOrEmpty, writeFileAtomic } from '../fs/atomic.js';
 
 const EXTENSIONS = ['.yaml', '.yml'] as const;
-/** A DAG file larger than this is reported, not parsed (a DAG is a few kilobytes). */
-export const MAX_DAG_FILE_BYTES = 1024 * 1024;
 
 const code = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | null)?.code;
 
@@ -63,7 +62,7 @@ export class FsDagStore implements DagStore {
   async read(fileName: string): Promise<DagFileText | undefined> {
     const found = await this.find(fileName);
     if (!found) return undefined;
-    if (found.st.size > MAX_DAG_FILE_BYTES) throw new BadRequestError(`DAG file ${fileName} is larger than ${MAX_DAG_FILE_BYTES} bytes`);
+    checkSpecSize(`DAG file ${fileName}`, found.st.size);
     try {
       const text = await readFile(found.path, 'utf8');
       return { ...info(fileName, found.st), text, location: found.path };

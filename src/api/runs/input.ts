@@ -9,8 +9,6 @@ import { show } from '../input.js';
 
 /** Start parameters travel into the step environment: Linux caps one variable near 128 KiB. */
 export const MAX_PARAMS_LENGTH = 100_000;
-/** An inline YAML spec. */
-export const MAX_SPEC_LENGTH = 1_000_000;
 /** Step names are at most 40 characters; generous room for handler names and older runs. */
 const MAX_STEP_NAME = 100;
 

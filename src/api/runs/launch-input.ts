@@ -1,9 +1,10 @@
 /** The bodies of the start endpoints (SPEC 4.4): start options, and inline specs (no stored file). */
 import { BadRequestError } from '../../core/errors.js';
 import type { LoadedDag } from '../../core/ports/engine-ports.js';
+import { checkSpecSize } from '../../core/spec/limits.js';
 import { parseDagText } from '../../core/spec/load.js';
 import type { AdmitOptions } from '../../engine/services/api.js';
-import { checkDagName, MAX_PARAMS_LENGTH, MAX_SPEC_LENGTH, optBool, optRunId, optString } from './input.js';
+import { checkDagName, MAX_PARAMS_LENGTH, optBool, optRunId, optString } from './input.js';
 
 const QUEUE_NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
 
@@ -26,7 +27,7 @@ export function inlineDag(b: Record<string, unknown>): LoadedDag {
   const spec = b.spec;
   if (spec === undefined || spec === null || (typeof spec === 'string' && spec.trim() === '')) throw new BadRequestError('spec is required: the DAG definition as a YAML string');
   if (typeof spec !== 'string') throw new BadRequestError('spec must be a string of YAML');
-  if (spec.length > MAX_SPEC_LENGTH) throw new BadRequestError(`spec is longer than ${MAX_SPEC_LENGTH} characters`);
+  checkSpecSize('spec', Buffer.byteLength(spec));
   const name = b.name === undefined || b.name === null || b.name === '' ? undefined : checkDagName(b.name, 'name');
   const { file, localDags, errors } = parseDagText(spec, name ?? '');
   if (file.dag && !file.dag.name) throw new BadRequestError('name is required when the spec has no name');
