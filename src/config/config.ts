@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parseDurationMs } from '../core/spec/blocks.js';
+import { DEFAULT_MAX_CALL_DEPTH } from '../core/spec/calls.js';
 import { loadAuditEnabled, loadAuthConfig, type AuthConfig } from './auth-config.js';
 import { bool, ConfigError, text } from './values.js';
 
@@ -76,6 +77,11 @@ export interface Config {
    */
   webhookCertDir?: string;
   webhookPort: number;
+  /**
+   * SVC_MAX_CALL_DEPTH (10): how deep sub-DAG calls may nest (the root run is depth 0). A call beyond it
+   * fails its step with the chain of DAGs named: recursion through names from variables ends there.
+   */
+  maxCallDepth: number;
 }
 
 export const BACKENDS = ['embedded', 'kubernetes'] as const;
@@ -113,6 +119,13 @@ function duration(name: string, v: string | undefined, fallback: number): number
   const ms = parseDurationMs(v);
   if (ms === undefined || ms <= 0) throw new ConfigError(`${name}: "${v}" is not a duration like 5s, 1m, 24h`);
   return ms;
+}
+
+function positiveInt(name: string, v: string | undefined, fallback: number): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name}: "${v}" is not a positive whole number`);
+  return n;
 }
 
 function logLevel(v: string | undefined): LogLevel {
@@ -177,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     auth: loadAuthConfig(env, file, fail), auditEnabled: loadAuditEnabled(env, file, fail),
     backend: backendOf(pick('SVC_BACKEND', 'backend')), ...(namespace ? { namespace } : {}), ...(kubeconfig ? { kubeconfig } : {}),
     ...(webhookCertDir ? { webhookCertDir: resolve(webhookCertDir) } : {}), webhookPort: port(pick('SVC_WEBHOOK_PORT', 'webhookPort'), 'SVC_WEBHOOK_PORT', 9443),
+    maxCallDepth: positiveInt('SVC_MAX_CALL_DEPTH', pick('SVC_MAX_CALL_DEPTH', 'maxCallDepth'), DEFAULT_MAX_CALL_DEPTH),
   });
 }
 

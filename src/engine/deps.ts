@@ -38,6 +38,8 @@ export interface EngineDeps {
    * says false: there it costs a Pod per run, for a file an image seldom holds. Listed files are read.
    */
   implicitDotenv?: boolean;
+  /** How deep sub-DAG calls may nest (SVC_MAX_CALL_DEPTH; default core's DEFAULT_MAX_CALL_DEPTH). */
+  maxCallDepth?: number;
   /** Who drives which run: one owner at a time; a crashed owner's runs are taken over. */
   ownership: Ownership;
   /** Called after every saved change of a run (API caches, watchers, metrics). */

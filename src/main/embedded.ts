@@ -43,7 +43,7 @@ export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<Engi
     store, logs, launchers: { shell, hitl: hitlLauncher, container: undefined },
     controls: new LocalRunControls({ dataDir: config.dataDir }), events: new LocalRunEvents({ dataDir: config.dataDir }),
     secrets: new BuiltinSecretProvider(), dags: new FsDagSource(config.dagsDir),
-    clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, cwd: process.cwd(), defaultShell: config.defaultShell,
+    clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, cwd: process.cwd(), defaultShell: config.defaultShell, maxCallDepth: config.maxCallDepth,
     ownership: new LocalOwnership({ dataDir: config.dataDir, self: SELF, isAlive: isProcessAlive }),
     ...hooks,
   };

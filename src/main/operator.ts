@@ -99,7 +99,7 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
     store, logs, launchers: { shell, hitl: hitlLauncher, container: containerSteps(shell, agent) }, events, ownership: new LeaderOwnership(elector, identity), controls: new KubeRunControls(kc, namespace),
     secrets: new BuiltinSecretProvider(), dags: dagSource(dags), clock, ids: timeIds(clock.now), log,
     // The operator's own environment is not the steps': their images bring theirs.
-    systemEnv: {}, cwd: '/', defaultShell: ['/bin/sh'], implicitDotenv: false,
+    systemEnv: {}, cwd: '/', defaultShell: ['/bin/sh'], implicitDotenv: false, maxCallDepth: config.maxCallDepth,
   };
   const runs = new RunService(engine);
   const launcher = new LaunchService(engine, runs, { drives: true });

@@ -9,6 +9,7 @@ import type { DagRunResource } from '../../core/resources.js';
 import type { ExecRef, ExecResult, NodeState, Observation } from '../../core/run/state.js';
 import { RunStatus, isRunSuccess, isRunTerminal } from '../../core/run/status.js';
 import type { StepDefinition } from '../../core/spec/types.js';
+import { DEFAULT_MAX_CALL_DEPTH, callDepthProblem } from '../../core/spec/calls.js';
 import { expandVars } from '../../core/vars/expand.js';
 import { AlreadyExistsError } from '../../core/errors.js';
 import type { EngineDeps } from '../deps.js';
@@ -45,10 +46,28 @@ export interface SubDagCall {
   built: BuiltRequest;
 }
 
+/**
+ * The DAG names of a run and its ancestors, root first, read up the parent references: at most
+ * `limit` of them (the depth check needs no more).
+ */
+async function callChain(deps: EngineDeps, run: DagRunResource, limit: number): Promise<string[]> {
+  const chain = [run.spec.dagName];
+  let ref = run.spec.parent;
+  while (ref && chain.length < limit) {
+    chain.unshift(ref.name);
+    const up = await deps.store.get({ dagName: ref.name, dagRunId: ref.dagRunId });
+    ref = up?.spec.parent;
+  }
+  return chain;
+}
+
 export async function runSubDag(env: SubDagEnv, call: SubDagCall): Promise<ExecResult> {
   const { deps, parent, ctx, push, setLive } = env;
   const { node, step, exec, built } = call;
   const name = expandVars(step.call!, built.lookup);
+  const max = deps.maxCallDepth ?? DEFAULT_MAX_CALL_DEPTH;
+  const tooDeep = callDepthProblem(await callChain(deps, parent, max + 1), name, max);
+  if (tooDeep) return { exitCode: 1, error: tooDeep };
   const local = parent.spec.localDags[name];
   const found = local ? { definition: local, localDags: parent.spec.localDags, sourceFile: parent.spec.sourceFile, errors: [] } : await deps.dags.find(name);
   if (!found) return { exitCode: 1, error: `sub-DAG "${name}" not found` };

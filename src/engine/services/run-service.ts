@@ -10,6 +10,7 @@ import type { EngineDeps } from '../deps.js';
 import { RunDriver } from '../run/driver.js';
 import { newRunResource } from '../run/run-factory.js';
 import { prepareRetry } from '../run/retry.js';
+import { callCycleErrors } from './call-check.js';
 import { runKeyOf } from '../../core/ports/run-store.js';
 
 export interface StartOptions {
@@ -38,7 +39,8 @@ export class RunService implements RunsApi {
 
   /** Creates the run resource (not yet driven). */
   async create(dag: LoadedDag, o: StartOptions = {}): Promise<DagRunResource> {
-    if (dag.errors.length > 0) throw new BadRequestError(`invalid DAG: ${dag.errors.join('; ')}`, { errors: dag.errors });
+    const errors = dag.errors.length > 0 ? dag.errors : await callCycleErrors(dag, (n) => this.deps.dags.find(n));
+    if (errors.length > 0) throw new BadRequestError(`invalid DAG: ${errors.join('; ')}`, { errors });
     const dagRunId = o.dagRunId ?? this.deps.ids.next();
     if (!isValidRunId(dagRunId)) throw new BadRequestError(`invalid dag-run id "${dagRunId}": use letters, digits, _ . - (max 64)`);
     await this.pruneHistory(o.dagName ?? dag.definition.name, dag.definition.histRetentionDays);
