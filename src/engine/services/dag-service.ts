@@ -4,6 +4,7 @@
  */
 import { BadRequestError } from '../../core/errors.js';
 import type { DagStore } from '../../core/ports/dag-store.js';
+import { checkSpecSize } from '../../core/spec/limits.js';
 import { loadDagText } from '../../core/spec/load.js';
 import { MAX_DAG_NAME_LENGTH, isValidFileName } from '../../core/spec/names.js';
 import { formatTag } from '../../core/spec/tags.js';
@@ -12,8 +13,6 @@ import type { DagEntry, StoreDagCatalog } from './dag-catalog.js';
 
 /** The DAG POST /dags creates without a spec; its name is the file name. */
 export const DEFAULT_DAG_SPEC = `steps:\n  - name: hello\n    command: echo hello\n`;
-/** Largest spec text accepted (a DAG is a few kilobytes; the limit keeps parsing cheap). */
-export const MAX_SPEC_BYTES = 512 * 1024;
 /** Search: longest query, context lines around a match, matches per DAG. */
 export const MAX_QUERY_LENGTH = 256;
 const CONTEXT_LINES = 2;
@@ -38,7 +37,7 @@ export function checkNewFileName(name: unknown, field: string): string {
 export function checkSpec(spec: unknown, required = true): string | undefined {
   if (spec === undefined && !required) return undefined;
   if (typeof spec !== 'string') throw new BadRequestError('spec is required and must be a string (the DAG YAML)');
-  if (Buffer.byteLength(spec) > MAX_SPEC_BYTES) throw new BadRequestError(`spec is larger than ${MAX_SPEC_BYTES} bytes`);
+  checkSpecSize('spec', Buffer.byteLength(spec));
   return spec;
 }
 
@@ -56,7 +55,7 @@ export class DagService implements DagsApi {
     return fileName;
   }
 
-  /** PUT spec: saved as written even with validation problems (like editing the file); returns them. */
+  /** Writes the spec and returns its validation problems (PUT /dags/{f}/spec saves only a valid spec: the router validates first). */
   async putSpec(fileName: string, spec: unknown): Promise<string[]> {
     const text = checkSpec(spec) as string;
     await this.catalog.get(fileName);
