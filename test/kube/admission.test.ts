@@ -57,7 +57,7 @@ describeCluster('the Dag admission webhook on a real API server', () => {
 
   test('an invalid Dag is refused at kubectl apply with the validator\'s messages; a valid one is created', async () => {
     const bad = dag(ns, 'bad', '    - name: a\n      command: echo a\n      depends: [missing]\n');
-    const expected = service.validate(dagTextOf({ steps: [{ name: 'a', command: 'echo a', depends: ['missing'] }] }), 'bad').errors;
+    const expected = (await service.validate(dagTextOf({ steps: [{ name: 'a', command: 'echo a', depends: ['missing'] }] }), 'bad')).errors;
     expect(expected.length).toBeGreaterThan(0);
     // The webhook's registration takes a moment to reach the API server's admission chain.
     let refused = { code: 0, stderr: '' };

@@ -23,7 +23,7 @@ export interface DagSource {
 
 export interface AdmissionDeps {
   /** The DAG validator of POST /dags/validate. */
-  validate(text: string, name: string): { valid: boolean; errors: string[] };
+  validate(text: string, name: string): Promise<{ valid: boolean; errors: string[] }>;
   source(obj: DagObject): DagSource;
 }
 
@@ -34,7 +34,7 @@ interface AdmissionRequest {
 }
 
 /** The answer to one review: allowed, or refused with the validator's messages (422 Invalid). */
-export function reviewDag(req: AdmissionRequest, deps: AdmissionDeps): { uid: string; allowed: boolean; status?: { code: number; reason: string; message: string } } {
+export async function reviewDag(req: AdmissionRequest, deps: AdmissionDeps): Promise<{ uid: string; allowed: boolean; status?: { code: number; reason: string; message: string } }> {
   const uid = req.uid ?? '';
   const obj = req.object;
   if (!obj || (req.operation !== 'CREATE' && req.operation !== 'UPDATE')) return { uid, allowed: true };
@@ -45,7 +45,7 @@ export function reviewDag(req: AdmissionRequest, deps: AdmissionDeps): { uid: st
     if (src.writtenByStore) return { uid, allowed: true };
     if (src.fileName === undefined) return refuse(uid, `Dag ${name}: its name cannot be a DAG fileName (letters, digits, _ and -): name it so, or set the annotation svc.io/file-name`);
     name = src.fileName;
-    errors = deps.validate(src.text, name).errors;
+    errors = (await deps.validate(src.text, name)).errors;
   } catch (e) {
     errors = [e instanceof Error ? e.message : String(e)];
   }
@@ -59,13 +59,13 @@ export function admissionApp(deps: AdmissionDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.use(express.json({ limit: '3mb' }));
-  app.post('/validate/dags', (req: Request, res: Response) => {
+  app.post('/validate/dags', async (req: Request, res: Response) => {
     const body = req.body as { apiVersion?: string; request?: AdmissionRequest } | undefined;
     if (!body?.request) {
       res.status(400).json({ code: 'bad_request', message: 'expected an AdmissionReview with a request' });
       return;
     }
-    res.json({ apiVersion: body.apiVersion ?? 'admission.k8s.io/v1', kind: 'AdmissionReview', response: reviewDag(body.request, deps) });
+    res.json({ apiVersion: body.apiVersion ?? 'admission.k8s.io/v1', kind: 'AdmissionReview', response: await reviewDag(body.request, deps) });
   });
   app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
   return app;

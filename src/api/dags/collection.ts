@@ -59,9 +59,9 @@ export function collectionRouter(deps: DagsRouterDeps): Router {
     res.json(await deps.dags.tags());
   });
 
-  r.post('/dags/validate', (req, res) => {
+  r.post('/dags/validate', async (req, res) => {
     const b = body(req);
-    const v = deps.dags.validate(b.spec, b.name);
+    const v = await deps.dags.validate(b.spec, b.name);
     res.json({ valid: v.valid, errors: v.errors, dag: v.dag ? dagDetailView(v.dag) : null });
   });
 

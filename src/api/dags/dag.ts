@@ -12,7 +12,7 @@ import { dagDetail } from './views.js';
  */
 async function putValidSpec(dags: DagsApi, fileName: string, spec: unknown): Promise<string[]> {
   await dags.catalog.get(fileName);
-  const { errors } = dags.validate(spec, fileName);
+  const { errors } = await dags.validate(spec, fileName);
   return errors.length > 0 ? errors : dags.putSpec(fileName, spec);
 }
 

@@ -81,7 +81,7 @@ export interface DagsApi {
   delete(fileName: string): Promise<void>;
   rename(fileName: string, newFileName: unknown): Promise<void>;
   suspend(fileName: string, suspend: unknown): Promise<void>;
-  validate(spec: unknown, name: unknown): { valid: boolean; errors: string[]; dag: DagDefinition | undefined };
+  validate(spec: unknown, name: unknown): Promise<{ valid: boolean; errors: string[]; dag: DagDefinition | undefined }>;
   search(q: string): Promise<{ results: Array<{ entry: DagEntry; matches: SearchMatch[] }>; errors: string[] }>;
   tags(): Promise<{ tags: string[]; errors: string[] }>;
 }

@@ -4,8 +4,10 @@
  */
 import { BadRequestError } from '../../core/errors.js';
 import type { DagStore } from '../../core/ports/dag-store.js';
+import type { DagSource } from '../../core/ports/engine-ports.js';
 import { checkSpecSize } from '../../core/spec/limits.js';
-import { loadDagText } from '../../core/spec/load.js';
+import { loadDagText, parseDagText } from '../../core/spec/load.js';
+import { callCycleErrors } from './call-check.js';
 import { MAX_DAG_NAME_LENGTH, isValidFileName } from '../../core/spec/names.js';
 import { formatTag } from '../../core/spec/tags.js';
 import type { DagsApi, SearchMatch } from './api.js';
@@ -42,13 +44,14 @@ export function checkSpec(spec: unknown, required = true): string | undefined {
 }
 
 export class DagService implements DagsApi {
-  constructor(private readonly store: DagStore, readonly catalog: StoreDagCatalog) {}
+  /** `find`: the DAGs sub-DAG calls reach (for call cycles); without it only the text itself is checked. */
+  constructor(private readonly store: DagStore, readonly catalog: StoreDagCatalog, private readonly find?: DagSource['find']) {}
 
   /** POST /dags: validates the spec first; AlreadyExistsError when the fileName is taken. */
   async create(name: unknown, spec: unknown): Promise<string> {
     const fileName = checkNewFileName(name, 'name');
     const text = checkSpec(spec, false) ?? DEFAULT_DAG_SPEC;
-    const { errors } = loadDagText(text, { fileName });
+    const { errors } = await this.validate(text, fileName);
     if (errors.length > 0) throw new BadRequestError(`invalid spec: ${errors.join('; ')}`, { errors });
     await this.store.write(fileName, text, { createOnly: true });
     this.catalog.invalidate(fileName);
@@ -82,12 +85,17 @@ export class DagService implements DagsApi {
     await this.store.setSuspended(fileName, suspend);
   }
 
-  /** POST /dags/validate: never throws for a bad spec, only for a request that is not one. */
-  validate(spec: unknown, name: unknown): { valid: boolean; errors: string[]; dag: DagEntry['loaded']['definition'] | undefined } {
+  /**
+   * POST /dags/validate: never throws for a bad spec, only for a request that is not one. A valid text is
+   * also checked for call cycles through the DAGs its literal calls reach (as stored now).
+   */
+  async validate(spec: unknown, name: unknown): Promise<{ valid: boolean; errors: string[]; dag: DagEntry['loaded']['definition'] | undefined }> {
     const text = checkSpec(spec) as string;
     if (name !== undefined && typeof name !== 'string') throw new BadRequestError('name must be a string');
-    const file = loadDagText(text, { fileName: name === undefined || name === '' ? VALIDATE_DEFAULT_NAME : name.slice(0, 200) });
-    return { valid: file.errors.length === 0, errors: file.errors, dag: file.dag };
+    const fileName = name === undefined || name === '' ? VALIDATE_DEFAULT_NAME : name.slice(0, 200);
+    const file = loadDagText(text, { fileName });
+    const errors = file.errors.length > 0 || !this.find ? file.errors : await callCycleErrors(parseDagText(text, fileName), this.find);
+    return { valid: errors.length === 0, errors, dag: file.dag };
   }
 
   /** Case-insensitive literal search in every DAG text; each match with up to 2 lines of context each side. */

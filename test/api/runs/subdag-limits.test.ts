@@ -49,6 +49,28 @@ describe('a call cycle the names show is refused before any run', () => {
   });
 });
 
+describe('the same cycles are validation errors wherever a DAG is written or checked', () => {
+  test('POST /dags/validate names the cycle; a call of another DAG that is fine is valid', async () => {
+    const bad = await srv.post('/dags/validate', { name: 'selfie', spec: 'steps:\n  - name: again\n    call: selfie\n' });
+    expect([bad.status, bad.body.valid]).toEqual([200, false]);
+    expect(bad.body.errors.join('\n')).toContain('call cycle: selfie -> selfie');
+    const good = await srv.post('/dags/validate', { name: 'fresh', spec: 'steps:\n  - name: a\n    call: leaf\n' });
+    expect([good.body.valid, good.body.errors]).toEqual([true, []]);
+  });
+
+  test('POST /dags refuses a DAG that calls itself; PUT spec that closes a cycle saves nothing', async () => {
+    const created = await srv.post('/dags', { name: 'ouroboros', spec: 'steps:\n  - name: x\n    call: ouroboros\n' });
+    expect(created.status).toBe(400);
+    expect(JSON.stringify(created.body)).toContain('call cycle: ouroboros -> ouroboros');
+    expect((await srv.get('/dags/ouroboros')).status).toBe(404);
+    const before = (await srv.get('/dags/leaf/spec')).body.spec;
+    const put = await srv.req('PUT', '/dags/leaf/spec', { spec: 'steps:\n  - {name: s, call: twice}\n' });
+    expect(put.status).toBe(200);
+    expect(put.body.errors.join('\n')).toContain('call cycle: leaf -> twice -> leaf');
+    expect((await srv.get('/dags/leaf/spec')).body.spec).toBe(before);
+  });
+});
+
 test('recursion through a variable stops at the depth limit, the chain named; the runs above fail', async () => {
   expect((await srv.post('/dags/dyn/start', { dagRunId: 'dyn-1' })).status).toBe(200);
   await waitRun(srv, 'dyn', 'dyn-1', 'failed');
