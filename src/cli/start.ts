@@ -1,15 +1,15 @@
-/** `svc start <file> [--params "..."] [--run-id id]`: runs a DAG in the foreground. */
+/** `svc start <file | DAG name> [--params "..."] [--run-id id]`: runs a DAG in the foreground. */
 import { dirname, resolve } from 'node:path';
 import { isRunSuccess, runStatusLabel } from '../core/run/status.js';
-import { loadDagFile } from '../main/embedded.js';
 import { flag, UsageError, type Args } from './args.js';
 import type { CliContext } from './context.js';
+import { loadDagArg } from './dag-arg.js';
 import { runKeyOf } from '../core/ports/run-store.js';
 
 export async function startCommand(ctx: CliContext, args: Args): Promise<number> {
   const file = args.positional[0];
   if (!file) throw new UsageError('usage: svc start <file> [--params "..."] [--run-id <id>]');
-  const dag = await loadDagFile(file);
+  const dag = await loadDagArg(ctx, file);
   if (dag.errors.length > 0) {
     ctx.io.err(`${file} is invalid:\n${dag.errors.map((e) => `  - ${e}`).join('\n')}\n`);
     return 1;
@@ -18,7 +18,7 @@ export async function startCommand(ctx: CliContext, args: Args): Promise<number>
   const runId = flag(args, 'run-id');
   const run = await ctx.runs.create(dag, {
     ...(params !== undefined ? { params } : {}), ...(runId ? { dagRunId: runId } : {}),
-    defaultWorkingDir: dirname(resolve(file)),
+    defaultWorkingDir: dirname(dag.sourceFile ?? resolve(file)),
   });
   const key = runKeyOf(run);
   ctx.io.out(`dag-run ${key.dagRunId} of ${key.dagName} started\n`);

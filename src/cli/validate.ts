@@ -1,13 +1,13 @@
 /** `svc validate <file>` and `svc dry <file>`: checks and the plan, nothing executed. */
 import type { DagDefinition } from '../core/spec/types.js';
-import { loadDagFile } from '../main/embedded.js';
 import { UsageError, type Args } from './args.js';
 import type { CliContext } from './context.js';
+import { loadDagArg } from './dag-arg.js';
 
 async function load(ctx: CliContext, args: Args, usage: string) {
   const file = args.positional[0];
   if (!file) throw new UsageError(usage);
-  const dag = await loadDagFile(file);
+  const dag = await loadDagArg(ctx, file);
   if (dag.errors.length > 0) ctx.io.err(`${file} is invalid:\n${dag.errors.map((e) => `  - ${e}`).join('\n')}\n`);
   return dag;
 }
