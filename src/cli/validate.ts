@@ -1,5 +1,6 @@
 /** `svc validate <file>` and `svc dry <file>`: checks and the plan, nothing executed. */
 import type { DagDefinition } from '../core/spec/types.js';
+import { callCycleErrors } from '../engine/services/call-check.js';
 import { UsageError, type Args } from './args.js';
 import type { CliContext } from './context.js';
 import { loadDagArg } from './dag-arg.js';
@@ -7,7 +8,9 @@ import { loadDagArg } from './dag-arg.js';
 async function load(ctx: CliContext, args: Args, usage: string) {
   const file = args.positional[0];
   if (!file) throw new UsageError(usage);
-  const dag = await loadDagArg(ctx, file);
+  const loaded = await loadDagArg(ctx, file);
+  // Call cycles through the DAGs of the DAGs directory, as a start would refuse them.
+  const dag = loaded.errors.length > 0 ? loaded : { ...loaded, errors: await callCycleErrors(loaded, (n) => ctx.deps.dags.find(n)) };
   if (dag.errors.length > 0) ctx.io.err(`${file} is invalid:\n${dag.errors.map((e) => `  - ${e}`).join('\n')}\n`);
   return dag;
 }

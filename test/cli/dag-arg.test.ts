@@ -32,3 +32,13 @@ test('a directory is said to be one', async () => {
   expect(r.stderr).toContain(`${sb.dagsDir} is a directory: name a DAG file in it, or a DAG of the DAGs directory`);
   expect(r.stderr).not.toMatch(/EISDIR/);
 });
+
+test('svc validate and dry report a call cycle through the DAGs directory, as a start refuses it', async () => {
+  sb.dag('ping', 'steps:\n  - name: to-pong\n    call: pong\n');
+  sb.dag('pong', 'steps:\n  - name: to-ping\n    call: ping\n');
+  for (const cmd of ['validate', 'dry', 'start']) {
+    const r = await sb.run([cmd, 'ping']);
+    expect([cmd, r.code]).toEqual([cmd, 1]);
+    expect(r.stderr).toContain('call cycle: ping -> pong -> ping');
+  }
+});
