@@ -7,6 +7,7 @@
  * files that disappeared are dropped. Concurrent cold loads of one file share a promise.
  */
 import { NotFoundError } from '../../core/errors.js';
+import { callCycleError, findCallCycle } from '../../core/spec/calls.js';
 import type { DagFileInfo, DagStore } from '../../core/ports/dag-store.js';
 import { parseDagText } from '../../core/spec/load.js';
 import type { DagDefinition, LoadedDagFile } from '../../core/spec/types.js';
@@ -55,6 +56,7 @@ export class StoreDagCatalog implements DagCatalog {
       }
     };
     await Promise.all(Array.from({ length: Math.min(LOAD_CONCURRENCY, files.length) }, worker));
+    withCallCycles(entries);
     const broken = entries.filter((e) => e.unreadable);
     return { entries, errors: [...errors, ...broken.map((e) => `${e.fileName}: ${e.loaded.errors.join('; ')}`)] };
   }
@@ -88,4 +90,14 @@ export class StoreDagCatalog implements DagCatalog {
       };
     }
   }
+}
+
+/** Marks each valid DAG whose literal calls close a cycle among the listed ones (a start refuses it too). */
+function withCallCycles(entries: DagEntry[]): void {
+  const files = new Map(entries.map((e) => [e.fileName, e.loaded]));
+  entries.forEach((e, i) => {
+    if (e.loaded.errors.length > 0) return;
+    const chain = findCallCycle(e.fileName, e.loaded, files);
+    if (chain) entries[i] = { ...e, loaded: { ...e.loaded, errors: [callCycleError(chain)] } };
+  });
 }

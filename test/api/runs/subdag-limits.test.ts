@@ -58,6 +58,16 @@ describe('the same cycles are validation errors wherever a DAG is written or che
     expect([good.body.valid, good.body.errors]).toEqual([true, []]);
   });
 
+  test('GET /dags lists each DAG of a cycle with the cycle in its errors; the others stay valid', async () => {
+    const dags = (await srv.get('/dags')).body.dags as { fileName: string; errors: string[] }[];
+    const errorsOf = (f: string) => dags.find((d) => d.fileName === f)?.errors;
+    expect(errorsOf('selfie')).toEqual([expect.stringContaining('call cycle: selfie -> selfie')]);
+    expect(errorsOf('pong')).toEqual([expect.stringContaining('call cycle: pong -> ping -> pong')]);
+    expect(errorsOf('caller')).toEqual([expect.stringContaining('call cycle: caller -> ping -> pong -> ping')]);
+    expect(errorsOf('twice')).toEqual([]);
+    expect(errorsOf('dyn')).toEqual([]);
+  });
+
   test('POST /dags refuses a DAG that calls itself; PUT spec that closes a cycle saves nothing', async () => {
     const created = await srv.post('/dags', { name: 'ouroboros', spec: 'steps:\n  - name: x\n    call: ouroboros\n' });
     expect(created.status).toBe(400);
