@@ -24,6 +24,7 @@ const vm = require('node:vm');
 // under the default flags, and compiling them instead cost ~6 ms a start (child_process, fs/promises).
 if (process.argv[2] !== 'server') {
   for (const m of ['os', 'crypto', 'fs/promises', 'child_process', 'perf_hooks']) require(`node:${m}`);
+  void require('node:util').parseArgs; // the command line's parser (a lazily loaded built-in)
   require('node:v8').setFlagsFromString('--no-opt');
 }
 

@@ -1,29 +1,16 @@
 /** The `svc` command line. */
 import { DomainError } from '../core/errors.js';
-import { parseArgs, UsageError, type Args } from './args.js';
+import { commandHelp, parseCommandArgs, suggestion, UsageError, type Args } from './args.js';
+import { COMMAND_SPECS, usage } from './commands.js';
 import { cliContext, type CliContext, type CliIO } from './context.js';
 import { outputsCommand, statusCommand } from './inspect.js';
 import { progressPrinter } from './progress.js';
 import { resumeCommand, retryCommand, stopCommand } from './control.js';
 import { startCommand } from './start.js';
-import { ConfigError } from '../config/config.js';
+import { ConfigError, SVC_VERSION } from '../config/config.js';
 import { dryCommand, validateCommand } from './validate.js';
 import { kubeCommand } from './kube.js';
 
-const USAGE = `usage: svc <command> [options]
-  server                                         the service: REST API, scheduler, queues (SVC_HOST, SVC_PORT)
-  start <file> [--params "..."] [--run-id <id>]   run a DAG in the foreground
-  status <dag> [--run-id <id>] [--json]          show a run (latest by default)
-  outputs <dag> [--run-id <id>]                  print a run's outputs.json
-  stop <dag> [--run-id <id>]                     stop a running run
-  retry <dag> --run-id <id>                      retry a finished run (failed steps and downstream)
-  resume <dag> [--run-id <id>]                   take over a run whose process died (kill -9, crash)
-  validate <file>                                check a DAG file, every problem listed
-  dry <file>                                     show the plan without executing
-  kube manifest <file> [--namespace <ns>]        print the Dag manifest of a DAG file (kubectl apply, GitOps)
-  operator [--namespace <ns>]                    run DagRuns as Pods (Kubernetes; SVC_KUBECONFIG, SVC_STEP_IMAGE, ...)
-environment: SVC_DATA_DIR (state, default ~/.local/share/svc), SVC_DAGS_DIR (DAG files, default $SVC_DATA_DIR/dags)
-`;
 
 type Command = (ctx: CliContext, args: Args) => Promise<number>;
 /** `server` pulls in express and the API: loaded only when asked for, so short commands start fast. */
@@ -46,13 +33,35 @@ function processIO(): CliIO {
   return { out: (s) => { if (!gone) process.stdout.write(s); }, err: (s) => process.stderr.write(s) };
 }
 
-export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+/** The command, or the exit code of what was asked instead (help, version, a usage error). */
+function dispatch(argv: string[], io: CliIO): { name: string; cmd: Command; args: Args } | number {
   const [name, ...rest] = argv;
-  const cmd = name ? COMMANDS[name] : undefined;
-  if (!cmd) {
-    (name && name !== 'help' && name !== '--help' ? io.err : io.out)(USAGE);
-    return name && name !== 'help' && name !== '--help' ? 2 : 0;
+  if (name === '--version' || name === '-v' || name === 'version') return io.out(`svc ${SVC_VERSION}\n`), 0;
+  if (name === 'help' || name === '--help' || name === '-h') {
+    const spec = rest[0] ? COMMAND_SPECS[rest[0]] : undefined;
+    return io.out(spec ? commandHelp(rest[0]!, spec) : usage()), 0;
   }
+  const cmd = name ? COMMANDS[name] : undefined;
+  if (!name || !cmd) {
+    io.err(`${name ? `svc: unknown command "${name}"${suggestion(name, Object.keys(COMMANDS))}\n` : ''}${usage()}`);
+    return 2;
+  }
+  const spec = COMMAND_SPECS[name]!;
+  const args = parseCommandArgs(name, spec, rest);
+  if (args.help) return io.out(commandHelp(name, spec)), 0;
+  return { name, cmd, args };
+}
+
+export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+  let asked;
+  try {
+    asked = dispatch(argv, io);
+  } catch (e) {
+    if (e instanceof UsageError) { io.err(`${e.message}\n`); return 2; }
+    throw e;
+  }
+  if (typeof asked === 'number') return asked;
+  const { name, cmd, args } = asked;
   const progress = name === 'start' || name === 'retry' || name === 'resume' ? progressPrinter(io.out) : undefined;
   let ctx;
   try {
@@ -62,7 +71,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     throw e;
   }
   try {
-    return await cmd(ctx, parseArgs(rest, ['json']));
+    return await cmd(ctx, args);
   } catch (e) {
     if (e instanceof UsageError) { io.err(`${e.message}\n`); return 2; }
     if (e instanceof ConfigError) { io.err(`configuration error: ${e.message}\n`); return 2; }

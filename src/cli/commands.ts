@@ -1,0 +1,31 @@
+/** Every `svc` command's grammar (args.ts parses by it) and what `svc --help` lists. */
+import type { CommandSpec } from './args.js';
+
+const RUN_ID = { type: 'string', value: '<id>', help: 'the run (default: the latest)' } as const;
+const NAMESPACE = { type: 'string', value: '<ns>', help: 'the Kubernetes namespace (default: the kubeconfig context\'s)' } as const;
+
+export const COMMAND_SPECS: Record<string, CommandSpec> = {
+  server: {
+    usage: '[--backend embedded|kubernetes] [--namespace <ns>]', summary: 'the service: REST API, scheduler, queues (SVC_HOST, SVC_PORT)',
+    options: { backend: { type: 'string', value: '<name>', help: 'embedded (default) or kubernetes' }, namespace: NAMESPACE }, positionals: [0, 0],
+  },
+  start: {
+    usage: '<file | dag> [--params "..."] [--run-id <id>] [params...]', summary: 'run a DAG in the foreground (a file, or a DAG of the DAGs directory)',
+    options: { params: { type: 'string', value: '"K=V ..."', help: 'the run\'s params' }, 'run-id': { type: 'string', value: '<id>', help: 'the new run\'s id' } }, positionals: [1, Infinity],
+  },
+  status: { usage: '<dag> [--run-id <id>] [--json]', summary: 'show a run (latest by default)', options: { 'run-id': RUN_ID, json: { type: 'boolean', help: 'the run detail as JSON' } }, positionals: [1, 1] },
+  outputs: { usage: '<dag> [--run-id <id>]', summary: 'print a run\'s outputs.json', options: { 'run-id': RUN_ID }, positionals: [1, 1] },
+  stop: { usage: '<dag> [--run-id <id>]', summary: 'stop a running run', options: { 'run-id': RUN_ID }, positionals: [1, 1] },
+  retry: { usage: '<dag> --run-id <id>', summary: 'retry a finished run (failed steps and downstream)', options: { 'run-id': { type: 'string', value: '<id>', help: 'the run to retry' } }, positionals: [1, 1] },
+  resume: { usage: '<dag> [--run-id <id>]', summary: 'take over a run whose process died (kill -9, crash)', options: { 'run-id': RUN_ID }, positionals: [1, 1] },
+  validate: { usage: '<file | dag>', summary: 'check a DAG, every problem listed', options: {}, positionals: [1, 1] },
+  dry: { usage: '<file | dag>', summary: 'show the plan without executing', options: {}, positionals: [1, 1] },
+  kube: { usage: 'manifest <file> [--namespace <ns>]', summary: 'print the Dag manifest of a DAG file (kubectl apply, GitOps)', options: { namespace: NAMESPACE }, positionals: [2, 2] },
+  operator: { usage: '[--namespace <ns>]', summary: 'run DagRuns as Pods (Kubernetes; SVC_KUBECONFIG, SVC_STEP_IMAGE, ...)', options: { namespace: NAMESPACE }, positionals: [0, 0] },
+};
+
+export function usage(): string {
+  const lines = Object.entries(COMMAND_SPECS).map(([name, s]) => `  ${`${name} ${s.usage}`.padEnd(62)} ${s.summary}`);
+  return ['usage: svc <command> [options]      (svc <command> --help, svc --version)', ...lines,
+    'environment: SVC_DATA_DIR (state, default ~/.local/share/svc), SVC_DAGS_DIR (DAG files, default $SVC_DATA_DIR/dags)', ''].join('\n');
+}
