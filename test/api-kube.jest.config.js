@@ -22,6 +22,7 @@ export default {
   roots: ['<rootDir>/api'],
   testMatch: KUBE_API_TESTS.map((t) => `<rootDir>/${t}.test.ts`),
   setupFiles: ['<rootDir>/api-kube.setup.js'],
+  setupFilesAfterEnv: ['<rootDir>/api-kube.skip.js'],
   globalSetup: '<rootDir>/testbed/global-setup.js',
   globalTeardown: '<rootDir>/testbed/global-teardown.js',
   testTimeout: 120000,
