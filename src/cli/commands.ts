@@ -14,6 +14,18 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
     options: { params: { type: 'string', value: '"K=V ..."', help: 'the run\'s params' }, 'run-id': { type: 'string', value: '<id>', help: 'the new run\'s id' } }, positionals: [1, Infinity],
   },
   status: { usage: '<dag> [--run-id <id>] [--json]', summary: 'show a run (latest by default)', options: { 'run-id': RUN_ID, json: { type: 'boolean', help: 'the run detail as JSON' } }, positionals: [1, 1] },
+  runs: {
+    usage: '<dag> [--limit <n>] [--json]', summary: 'a DAG\'s runs, newest first',
+    options: { limit: { type: 'string', value: '<n>', help: 'at most this many (default 20)' }, json: { type: 'boolean', help: 'as JSON' } }, positionals: [1, 1],
+  },
+  logs: {
+    usage: '<dag> [--run-id <id>] [--step <name> [--stderr]] [--tail <n>]', summary: 'print a run\'s log, or a step\'s stdout (stderr)',
+    options: {
+      'run-id': RUN_ID, step: { type: 'string', value: '<name>', help: 'the step whose output to print' },
+      stderr: { type: 'boolean', help: 'the step\'s stderr instead of its stdout' }, tail: { type: 'string', value: '<n>', help: 'only the last n lines' },
+    },
+    positionals: [1, 1],
+  },
   outputs: { usage: '<dag> [--run-id <id>]', summary: 'print a run\'s outputs.json', options: { 'run-id': RUN_ID }, positionals: [1, 1] },
   stop: { usage: '<dag> [--run-id <id>]', summary: 'stop a running run', options: { 'run-id': RUN_ID }, positionals: [1, 1] },
   retry: { usage: '<dag> --run-id <id>', summary: 'retry a finished run (failed steps and downstream)', options: { 'run-id': { type: 'string', value: '<id>', help: 'the run to retry' } }, positionals: [1, 1] },

@@ -1,0 +1,60 @@
+/** `svc runs <dag>` (a DAG's history, newest first) and `svc logs <dag>` (a run's or a step's log). */
+import { NotFoundError } from '../core/errors.js';
+import { MAX_LOG_LINES, runLog } from '../core/ports/log-store.js';
+import { runKeyOf } from '../core/ports/run-store.js';
+import { stepOf } from '../core/run/state.js';
+import { nodeLog, runSummary } from '../engine/services/presenter.js';
+import { flag, UsageError, type Args } from './args.js';
+import { dagNameOf, type CliContext } from './context.js';
+
+/** A positive whole number flag, or its default. */
+function count(args: Args, name: string, fallback: number, max: number): number {
+  const v = flag(args, name);
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > max) throw new UsageError(`--${name}: "${v}" must be a whole number from 1 to ${max}`);
+  return n;
+}
+
+export async function runsCommand(ctx: CliContext, args: Args): Promise<number> {
+  const dagName = await dagNameOf(ctx, args.positional[0]);
+  const limit = count(args, 'limit', 20, 10_000);
+  const runs = (await ctx.deps.store.list({ dagName, rootOnly: true, limit }))
+    .sort((a, b) => Date.parse(b.metadata.creationTimestamp) - Date.parse(a.metadata.creationTimestamp))
+    .map((r) => runSummary(ctx.deps.logs, r));
+  if (args.flags.json) {
+    ctx.io.out(`${JSON.stringify({ dagRuns: runs }, null, 2)}\n`);
+    return 0;
+  }
+  if (runs.length === 0) {
+    ctx.io.out(`no runs of ${dagName}\n`);
+    return 0;
+  }
+  for (const r of runs) ctx.io.out(`${r.dagRunId.padEnd(30)} ${r.statusLabel.padEnd(20)} ${r.startedAt || '-'}  ${r.finishedAt || '-'}\n`);
+  return 0;
+}
+
+export async function logsCommand(ctx: CliContext, args: Args): Promise<number> {
+  const dagName = await dagNameOf(ctx, args.positional[0]);
+  const run = await ctx.runs.get({ dagName, dagRunId: flag(args, 'run-id') ?? 'latest' });
+  const tail = flag(args, 'tail') === undefined ? undefined : count(args, 'tail', 1, MAX_LOG_LINES);
+  const query = { limit: MAX_LOG_LINES, ...(tail ? { tail } : {}) };
+  const stepName = flag(args, 'step');
+  let ref = runLog(runKeyOf(run), run.status.attemptId);
+  if (stepName !== undefined) {
+    const s = run.status.run;
+    const node = s.nodes.find((n) => n.name === stepName) ?? s.handlers.find((n) => n.name === stepName);
+    if (!node || !stepOf(run.spec.definition, node)) throw new NotFoundError(`step "${stepName}" not found in dag-run ${run.spec.dagRunId} of DAG ${run.spec.dagName}`);
+    const found = nodeLog(run, node, args.flags.stderr ? 'stderr' : 'stdout');
+    if (!found) {
+      ctx.io.err(`step ${stepName} has not run in dag-run ${run.spec.dagRunId}\n`);
+      return 1;
+    }
+    ref = found;
+  } else if (args.flags.stderr) {
+    throw new UsageError('svc logs: --stderr needs --step (the run log is one stream)');
+  }
+  const page = await ctx.deps.logs.page(ref, query);
+  if (page?.content) ctx.io.out(page.content.endsWith('\n') ? page.content : `${page.content}\n`);
+  return 0;
+}
