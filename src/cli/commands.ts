@@ -14,6 +14,7 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
     options: { params: { type: 'string', value: '"K=V ..."', help: 'the run\'s params' }, 'run-id': { type: 'string', value: '<id>', help: 'the new run\'s id' } }, positionals: [1, Infinity],
   },
   status: { usage: '<dag> [--run-id <id>] [--json]', summary: 'show a run (latest by default)', options: { 'run-id': RUN_ID, json: { type: 'boolean', help: 'the run detail as JSON' } }, positionals: [1, 1] },
+  list: { usage: '[--json]', summary: 'the DAGs of the DAGs directory, each with its latest run', options: { json: { type: 'boolean', help: 'as JSON' } }, positionals: [0, 0] },
   runs: {
     usage: '<dag> [--limit <n>] [--json]', summary: 'a DAG\'s runs, newest first',
     options: { limit: { type: 'string', value: '<n>', help: 'at most this many (default 20)' }, json: { type: 'boolean', help: 'as JSON' } }, positionals: [1, 1],

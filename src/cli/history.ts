@@ -1,9 +1,14 @@
-/** `svc runs <dag>` (a DAG's history, newest first) and `svc logs <dag>` (a run's or a step's log). */
+/**
+ * `svc list` (the DAGs of the DAGs directory with their latest run), `svc runs <dag>` (a DAG's history,
+ * newest first) and `svc logs <dag>` (a run's or a step's log).
+ */
 import { NotFoundError } from '../core/errors.js';
 import { MAX_LOG_LINES, runLog } from '../core/ports/log-store.js';
 import { runKeyOf } from '../core/ports/run-store.js';
 import { stepOf } from '../core/run/state.js';
+import { StoreDagCatalog } from '../engine/services/dag-catalog.js';
 import { nodeLog, runSummary } from '../engine/services/presenter.js';
+import { embeddedDagStore } from '../main/embedded.js';
 import { flag, UsageError, type Args } from './args.js';
 import { dagNameOf, type CliContext } from './context.js';
 
@@ -14,6 +19,25 @@ function count(args: Args, name: string, fallback: number, max: number): number 
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1 || n > max) throw new UsageError(`--${name}: "${v}" must be a whole number from 1 to ${max}`);
   return n;
+}
+
+export async function listCommand(ctx: CliContext, args: Args): Promise<number> {
+  const { entries, errors } = await new StoreDagCatalog(embeddedDagStore(ctx.config)).list();
+  const rows = await Promise.all(entries.map(async (e) => {
+    const [latest] = await ctx.deps.store.list({ dagName: e.loaded.definition.name, rootOnly: true, limit: 1 });
+    return { fileName: e.fileName, name: e.loaded.definition.name, suspended: e.suspended, errors: e.loaded.errors, latest: latest ? runSummary(ctx.deps.logs, latest) : null };
+  }));
+  if (args.flags.json) {
+    ctx.io.out(`${JSON.stringify({ dags: rows, errors }, null, 2)}\n`);
+    return 0;
+  }
+  for (const r of rows) {
+    const status = r.errors.length > 0 ? `invalid: ${r.errors[0]}` : r.latest ? `${r.latest.statusLabel} ${r.latest.startedAt || ''}`.trim() : 'never run';
+    ctx.io.out(`${r.fileName.padEnd(30)} ${r.suspended ? 'suspended  ' : ''}${status}\n`);
+  }
+  for (const e of errors) ctx.io.err(`${e}\n`);
+  if (rows.length === 0) ctx.io.out(`no DAGs in ${ctx.config.dagsDir} (SVC_DAGS_DIR)\n`);
+  return 0;
 }
 
 export async function runsCommand(ctx: CliContext, args: Args): Promise<number> {

@@ -4,7 +4,7 @@ import { commandHelp, parseCommandArgs, suggestion, UsageError, type Args } from
 import { COMMAND_SPECS, usage } from './commands.js';
 import { cliContext, type CliContext, type CliIO } from './context.js';
 import { outputsCommand, statusCommand } from './inspect.js';
-import { logsCommand, runsCommand } from './history.js';
+import { listCommand, logsCommand, runsCommand } from './history.js';
 import { progressPrinter } from './progress.js';
 import { resumeCommand, retryCommand, stopCommand } from './control.js';
 import { startCommand } from './start.js';
@@ -19,7 +19,7 @@ const serverCommand: Command = async (ctx, args) => (await import('./server.js')
 
 const operatorCommand: Command = async (ctx, args) => (await import('./operator.js')).operatorCommand(ctx, args);
 
-const COMMANDS: Record<string, Command> = { server: serverCommand, operator: operatorCommand, start: startCommand, status: statusCommand, runs: runsCommand, logs: logsCommand, outputs: outputsCommand, stop: stopCommand, retry: retryCommand, resume: resumeCommand, validate: validateCommand, dry: dryCommand, kube: kubeCommand };
+const COMMANDS: Record<string, Command> = { server: serverCommand, operator: operatorCommand, start: startCommand, status: statusCommand, list: listCommand, runs: runsCommand, logs: logsCommand, outputs: outputsCommand, stop: stopCommand, retry: retryCommand, resume: resumeCommand, validate: validateCommand, dry: dryCommand, kube: kubeCommand };
 
 /**
  * The process's own streams. A reader that goes away (`svc status ... | head`) ends the output, not the

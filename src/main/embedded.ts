@@ -53,7 +53,7 @@ export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<Engi
 export function embeddedBackend(config: Config, log: EngineLogger, hooks: Pick<EngineDeps, 'onChange' | 'onState'> = {}): Backend {
   return {
     name: 'embedded', engine: embeddedDeps(config, log, hooks), drives: true,
-    dags: new FsDagStore({ dagsDir: config.dagsDir, dataDir: config.dataDir }),
+    dags: embeddedDagStore(config),
     records: { users: localUsers(config.dataDir), apiKeys: localApiKeys(config.dataDir), webhooks: localWebhooks(config.dataDir) },
     problem: () => dataDirProblem(config.dataDir),
     close: async () => undefined,
@@ -71,3 +71,8 @@ async function dataDirProblem(dir: string): Promise<string | undefined> {
 }
 
 export { loadDagFile } from '../adapters/dagsource/fs-dags.js';
+
+/** The DAG files of the DAGs directory, as the embedded server lists them (`svc list`). */
+export function embeddedDagStore(config: Pick<Config, 'dagsDir' | 'dataDir'>): FsDagStore {
+  return new FsDagStore({ dagsDir: config.dagsDir, dataDir: config.dataDir });
+}

@@ -25,3 +25,16 @@ test('svc logs: a step\'s stdout, its stderr, the last lines, the run log', asyn
   const missing = await sb.run(['logs', 'talk', '--step', 'nope']);
   expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining('step "nope" not found in dag-run r2 of DAG talk')]);
 });
+
+test('svc list: every DAG of the DAGs directory with its latest run; invalid ones say why', async () => {
+  sb.dag('quiet', 'steps:\n  - name: s\n    command: "true"\n');
+  sb.dag('broken', 'steps:\n  - name: s\n    depends: [nowhere]\n    command: "true"\n');
+  const r = await sb.run(['list']);
+  expect(r.code).toBe(0);
+  const line = (f: string) => r.stdout.split('\n').find((l) => l.startsWith(`${f} `)) ?? '';
+  expect(line('talk')).toMatch(/^talk\s+succeeded \d{4}-/);
+  expect(line('quiet')).toMatch(/^quiet\s+never run$/);
+  expect(line('broken')).toMatch(/^broken\s+invalid: .*nowhere/);
+  const json = JSON.parse((await sb.run(['list', '--json'])).stdout);
+  expect(json.dags.find((d: { fileName: string }) => d.fileName === 'talk').latest.dagRunId).toBe('r2');
+});
