@@ -1,20 +1,9 @@
 /** One DAG (SPEC 4.3): detail, delete, spec get/put, rename, suspend. */
 import { Router } from 'express';
-import type { DagsApi } from '../../engine/services/api.js';
 import type { DagsRouterDeps } from './deps.js';
 import { fileNameParam } from './input.js';
 import { body } from '../input.js';
 import { dagDetail } from './views.js';
-
-/**
- * PUT spec saves a valid text only, as the reference does: a text with problems is answered 200 with
- * them (SPEC 7) and saves nothing, so a typo never breaks a working DAG. An unknown DAG is 404 first.
- */
-async function putValidSpec(dags: DagsApi, fileName: string, spec: unknown): Promise<string[]> {
-  await dags.catalog.get(fileName);
-  const { errors } = await dags.validate(spec, fileName);
-  return errors.length > 0 ? errors : dags.putSpec(fileName, spec);
-}
 
 export function dagRouter(deps: DagsRouterDeps): Router {
   const r = Router();
@@ -37,7 +26,7 @@ export function dagRouter(deps: DagsRouterDeps): Router {
 
   r.put('/dags/:fileName/spec', async (req, res) => {
     const fileName = fileNameParam(req);
-    res.json({ errors: await putValidSpec(dags, fileName, body(req).spec) });
+    res.json({ errors: await dags.putSpec(fileName, body(req).spec) });
   });
 
   r.post('/dags/:fileName/rename', async (req, res) => {

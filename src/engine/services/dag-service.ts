@@ -58,13 +58,18 @@ export class DagService implements DagsApi {
     return fileName;
   }
 
-  /** Writes the spec and returns its validation problems (PUT /dags/{f}/spec saves only a valid spec: the router validates first). */
+  /**
+   * PUT spec: saves a valid text only, as the reference does; a text with problems (call cycles included)
+   * is answered with them and saves nothing, so a typo never breaks a working DAG. Unknown DAG: NotFound first.
+   */
   async putSpec(fileName: string, spec: unknown): Promise<string[]> {
     const text = checkSpec(spec) as string;
     await this.catalog.get(fileName);
+    const { errors } = await this.validate(text, fileName);
+    if (errors.length > 0) return errors;
     await this.store.write(fileName, text);
     this.catalog.invalidate(fileName);
-    return loadDagText(text, { fileName }).errors;
+    return [];
   }
 
   async delete(fileName: string): Promise<void> {
