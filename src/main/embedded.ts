@@ -16,6 +16,7 @@ import { ProcessExecutor } from '../runtime/shell/process.js';
 import { ForkServer } from '../runtime/shell/fork-server.js';
 import { nativeForkServer } from '../runtime/shell/native.js';
 import { hitlLauncher } from '../runtime/hitl.js';
+import { inProcessLaunchers } from '../runtime/steps/index.js';
 import { LocalRunControls } from '../adapters/store/local/controls.js';
 import { LocalRunEvents } from '../adapters/store/local/events.js';
 import { BuiltinSecretProvider } from '../runtime/secrets/providers.js';
@@ -40,7 +41,7 @@ export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<Engi
   const shell = new ProcessExecutor({ layout: (req) => logs.execFiles(req.identity, req.merged), ...(forkServer ? { forkServer } : {}) });
   const clock = { now: () => Date.now() };
   return {
-    store, logs, launchers: { shell, hitl: hitlLauncher, container: undefined },
+    store, logs, launchers: { ...inProcessLaunchers(logs), shell, hitl: hitlLauncher, container: undefined },
     controls: new LocalRunControls({ dataDir: config.dataDir }), events: new LocalRunEvents({ dataDir: config.dataDir }),
     secrets: new BuiltinSecretProvider(), dags: new FsDagSource(config.dagsDir),
     clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, cwd: process.cwd(), defaultShell: config.defaultShell, maxCallDepth: config.maxCallDepth,

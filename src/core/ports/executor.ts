@@ -8,6 +8,11 @@ export interface ExecRequest {
   step: StepDefinition;
   /** Expanded command lines (shell steps). */
   commands: string[];
+  /**
+   * The type's settings, expanded: the step's config with the DAG-level connection block of its type
+   * (spec/step-config.ts effectiveConfig). Empty for shell steps.
+   */
+  config: Record<string, unknown>;
   /** Expanded script text, when the step has one. */
   script?: string;
   /** Shell argv prefix, e.g. ['/bin/sh', '-e']; empty array means run the command without a shell. */
@@ -64,3 +69,9 @@ export interface Launcher {
   begun(req: ExecRequest): boolean | Promise<boolean>;
   ensure(req: ExecRequest, opts: { fresh: boolean }): Promise<RunningExec | undefined>;
 }
+
+/** The outcome of an execution its step's timeoutSec ended (exit code 124, as timeout(1) reports). */
+export const timedOutResult = (timeoutMs: number): ExecResult => ({ exitCode: 124, timedOut: true, error: `step timed out after ${timeoutMs / 1000}s` });
+
+/** The error of a step whose captured output passed maxOutputSize. */
+export const outputTooLarge = (maxOutputSize: number): string => `output exceeded maximum size limit (${maxOutputSize} bytes)`;

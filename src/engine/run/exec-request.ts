@@ -4,6 +4,7 @@ import type { DagRunResource } from '../../core/resources.js';
 import type { ExecRef, NodeState } from '../../core/run/state.js';
 import type { EnvEntry, StepDefinition } from '../../core/spec/types.js';
 import { mergeKubernetes } from '../../core/spec/kubernetes.js';
+import { effectiveConfig, mapStrings } from '../../core/spec/step-config.js';
 import { expandVars } from '../../core/vars/expand.js';
 import type { EngineDeps } from '../deps.js';
 import { resolvePath, type RunContext } from './run-context.js';
@@ -61,7 +62,8 @@ export async function buildRequest(scope: RequestScope, target: { node: NodeStat
   const selector = { ...def.workerSelector, ...step.workerSelector };
   const kubernetes = mergeKubernetes(def.kubernetes, step.kubernetes);
   const req: ExecRequest = {
-    exec, step, commands: step.type === 'shell' ? step.commands.map(sh) : step.commands.map(x), shell: shell.argv, shellExplicit: shell.explicit, env, workingDir,
+    exec, step, commands: step.type === 'shell' ? step.commands.map(sh) : step.commands.map(x),
+    config: step.type === 'shell' ? {} : mapStrings(effectiveConfig(def, step), x) as Record<string, unknown>, shell: shell.argv, shellExplicit: shell.explicit, env, workingDir,
     identity, merged,
     copies: {
       ...(step.stdout ? { stdout: resolvePath(ctx.workingDir, x(step.stdout)) } : {}),

@@ -80,7 +80,7 @@ export class Probes {
     const { spec, status } = this.owner;
     const shell = call.shell.length > 0 ? call.shell : this.deps.defaultShell;
     return {
-      exec, step: call.owner?.step ?? runStep(), commands: [call.command], shell, shellExplicit: true, env: call.env, workingDir: call.cwd,
+      exec, step: call.owner?.step ?? runStep(), commands: [call.command], config: {}, shell, shellExplicit: true, env: call.env, workingDir: call.cwd,
       identity: { dagName: spec.dagName, dagRunId: spec.dagRunId, attemptId: status.attemptId, node: exec.node, attempt: exec.attempt, item: exec.item, probe },
       merged: false, copies: {}, secrets: call.secrets ?? [], maxOutputSize: MAX_PROBE_OUTPUT, timeoutMs: PROBE_TIMEOUT_MS, capture: true,
       ...(call.unlogged ? { unlogged: true } : {}),

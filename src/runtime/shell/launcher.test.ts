@@ -25,7 +25,7 @@ function fixture(forkServer?: ForkServer) {
       const node = `s${n++}`;
       const count = join(dir, `${node}.count`);
       return {
-        exec: { node, attempt: 0 }, step: {} as ExecRequest['step'], commands: [`echo ran >> ${count}; ${COMMANDS[what]}`], shell: ['/bin/sh', '-e'], shellExplicit: false,
+        exec: { node, attempt: 0 }, step: {} as ExecRequest['step'], commands: [`echo ran >> ${count}; ${COMMANDS[what]}`], config: {}, shell: ['/bin/sh', '-e'], shellExplicit: false,
         env: { PATH: '/usr/bin:/bin' }, workingDir: dir, secrets: [], maxOutputSize: 1 << 20, timeoutMs: 0, capture: false, copies: {}, merged: false,
         identity: { dagName: 'd', dagRunId: 'r', attemptId: 'a', node, attempt: 0 },
         files: { stdout: join(dir, `${node}.out`), stderr: join(dir, `${node}.err`), recordFile: join(dir, 'records'), recordKey: `${node}.0`, scratchDir: join(dir, 'scratch') },

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { ExecRequest, Launcher, RunningExec } from '../../core/ports/executor.js';
+import { outputTooLarge, timedOutResult, type ExecRequest, type Launcher, type RunningExec } from '../../core/ports/executor.js';
 import { localRequest, type LocalLayout, type LocalRequest } from './local.js';
 import type { ExecResult } from '../../core/run/state.js';
 import { commandArgvs } from '../../core/exec-argv.js';
@@ -110,11 +110,11 @@ async function runAll(req: LocalRequest, state: Live, server: ForkServer | undef
 
 function toResult(req: LocalRequest, code: number, signal: string | undefined, timedOut: boolean, capture?: Capture): ExecResult {
   const r: ExecResult = { exitCode: code };
-  if (timedOut) return { exitCode: 124, timedOut: true, error: `step timed out after ${req.timeoutMs / 1000}s` };
+  if (timedOut) return timedOutResult(req.timeoutMs);
   if (signal && code !== 0) { r.signal = signal; r.error = `signal: ${signal}`; }
   else if (code !== 0) r.error = `exit status ${code}`;
   if (capture) {
-    if (capture.overflow) return { exitCode: code || 1, error: `output exceeded maximum size limit (${req.maxOutputSize} bytes)` };
+    if (capture.overflow) return { exitCode: code || 1, error: outputTooLarge(req.maxOutputSize) };
     const text = capture.chunks.join('');
     r.output = req.unlogged ? text : text.trim();
   }

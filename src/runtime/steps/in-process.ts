@@ -1,0 +1,107 @@
+/**
+ * A Launcher for a step type that runs in this process (runner.ts). Output goes to the execution's logs
+ * (and the step's `stdout:`/`stderr:` copies) with secrets masked; a stop or the step's timeout aborts
+ * the runner and ends the execution at once. Nothing outlives the process: an execution that began in
+ * an engine that died is reported interrupted (ensure resolves undefined) and its retryPolicy applies.
+ */
+import { appendFile } from 'node:fs/promises';
+import { outputTooLarge, timedOutResult, type ExecRequest, type Launcher, type RunningExec } from '../../core/ports/executor.js';
+import { execLog, type LogStore, type LogStream } from '../../core/ports/log-store.js';
+import type { ExecResult } from '../../core/run/state.js';
+import { createMasker, maskSecrets } from '../../core/vars/mask.js';
+import type { StepIO, StepOutcome, StepRunner } from './runner.js';
+
+export function inProcessLauncher(runner: StepRunner, logs: LogStore): Launcher {
+  return {
+    recordsStarts: false,
+    begun: () => false,
+    ensure: async (req, { fresh }) => (fresh ? start(runner, logs, req) : undefined),
+  };
+}
+
+function start(runner: StepRunner, logs: LogStore, req: ExecRequest): RunningExec {
+  const abort = new AbortController();
+  const out = new Output(logs, req);
+  let stopped: ExecResult | undefined;
+  let settle: (r: ExecResult) => void = () => undefined;
+  const interrupted = new Promise<ExecResult>((res) => { settle = res; });
+  const end = (r: ExecResult): void => {
+    if (stopped) return;
+    stopped = r;
+    abort.abort(new Error(r.error));
+    settle(r);
+  };
+  const timer = req.timeoutMs > 0
+    ? setTimeout(() => end(timedOutResult(req.timeoutMs)), req.timeoutMs)
+    : undefined;
+  const ran = runSafely(runner, req, out.io, abort.signal);
+  const result = Promise.race([ran, interrupted]).then(async (outcome) => {
+    if (timer) clearTimeout(timer);
+    out.close();
+    await out.flushed();
+    return stopped ?? out.result(outcome as StepOutcome);
+  });
+  return { result, signal: (signal) => end({ exitCode: 1, signal, error: `signal: ${signal}` }) };
+}
+
+/** The runner's outcome; a throw is a failed step whose error is the message (masked). */
+async function runSafely(runner: StepRunner, req: ExecRequest, io: StepIO, signal: AbortSignal): Promise<StepOutcome> {
+  try {
+    const o = await runner({ req, io, signal });
+    return o.error ? { ...o, error: maskSecrets(o.error, req.secrets) } : o;
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    const code = typeof (e as { exitCode?: unknown }).exitCode === 'number' ? (e as { exitCode: number }).exitCode : 1;
+    return { exitCode: code || 1, error: maskSecrets(message, req.secrets) };
+  }
+}
+
+/** The two streams of one execution: masked, appended in order, counted for `output:`'s size limit. */
+class Output {
+  private readonly maskers = { stdout: createMasker([]), stderr: createMasker([]) };
+  private queue: Promise<void> = Promise.resolve();
+  private closed = false;
+  private stdoutBytes = 0;
+  private failure: string | undefined;
+  readonly io: StepIO;
+
+  constructor(private readonly logs: LogStore, private readonly req: ExecRequest) {
+    this.maskers = { stdout: createMasker(req.secrets), stderr: createMasker(req.secrets) };
+    this.io = { out: (t) => this.write('stdout', t), err: (t) => this.write('stderr', t) };
+  }
+
+  private write(stream: LogStream, raw: string): void {
+    if (this.closed || raw === '') return;
+    this.append(stream, this.maskers[stream].push(raw));
+  }
+
+  private append(stream: LogStream, text: string): void {
+    if (text === '') return;
+    if (stream === 'stdout') this.stdoutBytes += Buffer.byteLength(text);
+    const copy = this.req.copies[stream];
+    this.queue = this.queue.then(async () => {
+      await this.logs.append(execLog(this.req.identity, stream, this.req.merged), text);
+      if (copy) await appendFile(copy, text);
+    }).catch((e: unknown) => { this.failure ??= `cannot write the step's ${stream}: ${e instanceof Error ? e.message : String(e)}`; });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.append('stdout', this.maskers.stdout.flush());
+    this.append('stderr', this.maskers.stderr.flush());
+  }
+
+  flushed(): Promise<void> {
+    return this.queue;
+  }
+
+  result(o: StepOutcome): ExecResult {
+    if (this.failure) return { exitCode: o.exitCode || 1, error: this.failure };
+    if (this.req.capture && this.stdoutBytes > this.req.maxOutputSize) {
+      return { exitCode: o.exitCode || 1, error: outputTooLarge(this.req.maxOutputSize) };
+    }
+    if (o.exitCode !== 0) return { exitCode: o.exitCode, error: o.error ?? `exit status ${o.exitCode}` };
+    return { exitCode: 0 };
+  }
+}
