@@ -1,4 +1,5 @@
 /** One YAML document (already schema-checked) to a DagDefinition with every default of SPEC 2.2, 2.3 and 8. */
+import { checkStepConfigs } from './step-configs.js';
 import type { DagDefinition, SecretRef } from './types.js';
 import { HANDLER_KINDS, HANDLER_STEP_NAMES } from './types.js';
 import type { Problems } from './errors.js';
@@ -113,6 +114,7 @@ export function buildDag(doc: Obj, defaultName: string, problems: Problems): Dag
   const stepsUsable = doc.steps === undefined || Array.isArray(doc.steps) || isObj(doc.steps);
   if (dag.steps.length === 0 && stepsUsable) problems.add('steps', 'at least one step is required');
   checkHitlWorkers(dag, problems);
+  checkStepConfigs(dag, problems);
   checkHandlerNames(dag, problems);
   return dag;
 }
