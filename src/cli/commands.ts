@@ -34,6 +34,7 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
   validate: { usage: '<file | dag>', summary: 'check a DAG, every problem listed', options: {}, positionals: [1, 1] },
   dry: { usage: '<file | dag>', summary: 'show the plan without executing', options: {}, positionals: [1, 1] },
   kube: { usage: 'manifest <file> [--namespace <ns>]', summary: 'print the Dag manifest of a DAG file (kubectl apply, GitOps)', options: { namespace: NAMESPACE }, positionals: [2, 2] },
+  'run-step': { usage: '', summary: 'run one http, jq, ssh, ... step inside its step Pod (SVC_STEP_REQUEST; the operator\'s Pods use it)', options: {}, positionals: [0, 0] },
   operator: { usage: '[--namespace <ns>]', summary: 'run DagRuns as Pods (Kubernetes; SVC_KUBECONFIG, SVC_STEP_IMAGE, ...)', options: { namespace: NAMESPACE }, positionals: [0, 0] },
 };
 

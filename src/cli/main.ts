@@ -19,7 +19,10 @@ const serverCommand: Command = async (ctx, args) => (await import('./server.js')
 
 const operatorCommand: Command = async (ctx, args) => (await import('./operator.js')).operatorCommand(ctx, args);
 
-const COMMANDS: Record<string, Command> = { server: serverCommand, operator: operatorCommand, start: startCommand, status: statusCommand, list: listCommand, runs: runsCommand, logs: logsCommand, outputs: outputsCommand, stop: stopCommand, retry: retryCommand, resume: resumeCommand, validate: validateCommand, dry: dryCommand, kube: kubeCommand };
+/** `run-step` loads the step types' runners: only in a step Pod. */
+const runStepCommand: Command = async (ctx) => (await import('../main/run-step.js')).runStepInPod(ctx.io);
+
+const COMMANDS: Record<string, Command> = { 'run-step': runStepCommand, server: serverCommand, operator: operatorCommand, start: startCommand, status: statusCommand, list: listCommand, runs: runsCommand, logs: logsCommand, outputs: outputsCommand, stop: stopCommand, retry: retryCommand, resume: resumeCommand, validate: validateCommand, dry: dryCommand, kube: kubeCommand };
 
 /**
  * The process's own streams. A reader that goes away (`svc status ... | head`) ends the output, not the

@@ -25,6 +25,7 @@ type Options struct {
 	Quiet          bool          // no copy to the container's streams (output that only its result may carry)
 	MaxLine        int
 	Upload         *Upload // logs and result to a bucket instead of files (upload.go)
+	ErrorEnv       string  // env var naming the file where the command may leave its error message (svc run-step)
 }
 
 func parseRun(args []string) (*Options, error) {
@@ -43,6 +44,7 @@ func parseRun(args []string) (*Options, error) {
 	fs.StringVar(&maskEnv, "mask-env", "", "comma-separated env vars holding values to mask, one per line")
 	fs.BoolVar(&o.Quiet, "quiet", false, "do not pass the output through to the container's streams")
 	fs.StringVar(&uploadEnv, "upload-env", "", "env var holding the upload grant (JSON): logs and result go to a bucket")
+	fs.StringVar(&o.ErrorEnv, "error-file-env", "", "env var, set for the commands, naming a file where a failing command may leave its error message")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -66,6 +68,7 @@ func (r *runner) execute() Result {
 		t := time.AfterFunc(o.Timeout, r.timeout)
 		defer t.Stop()
 	}
+	errorFile := r.errorFile()
 	code, sig := r.commands()
 	r.out.Flush()
 	r.err.Flush()
@@ -79,6 +82,12 @@ func (r *runner) execute() Result {
 		res.Signal = signalName(r.stopped)
 	}
 	r.mu.Unlock()
+	if errorFile != "" {
+		if msg := readError(errorFile, o.Masks); msg != "" && res.ExitCode != 0 && !res.TimedOut {
+			res.Error = msg
+		}
+		_ = os.Remove(errorFile)
+	}
 	for _, f := range r.files {
 		if f != nil {
 			_ = f.Close()
@@ -94,6 +103,32 @@ func (r *runner) execute() Result {
 }
 
 func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+
+// errorFile names, in the commands' environment, a file where a failing command may describe its
+// failure (svc run-step does): the result's error is then that message rather than "exit status N".
+func (r *runner) errorFile() string {
+	if r.opts.ErrorEnv == "" {
+		return ""
+	}
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("svc-step-error-%d", os.Getpid()))
+	env := r.opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	r.opts.Env = append(append([]string(nil), env...), r.opts.ErrorEnv+"="+path)
+	return path
+}
+
+// readError is the message a command left (at most 4 KiB, masked, trimmed), or "".
+func readError(path string, masks []string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, 4096))
+	return strings.TrimSpace(string(maskAll(b, masks)))
+}
 
 // commands runs each command in turn until one fails, is signalled, or the step is stopped.
 func (r *runner) commands() (int, syscall.Signal) {

@@ -32,6 +32,23 @@ func newTee(pass io.Writer, file io.Writer, masks []string, max int) *Tee {
 	return t
 }
 
+// maskBytes replaces every occurrence of each value with the mask.
+func maskBytes(b []byte, masks [][]byte) []byte {
+	for _, m := range masks {
+		b = bytes.ReplaceAll(b, m, maskText)
+	}
+	return b
+}
+
+// maskAll is maskBytes for values given as strings.
+func maskAll(b []byte, masks []string) []byte {
+	values := make([][]byte, 0, len(masks))
+	for _, m := range masks {
+		values = append(values, []byte(m))
+	}
+	return maskBytes(b, values)
+}
+
 // Write never fails: a full disk or a closed container stream must not kill the step.
 func (t *Tee) Write(p []byte) (int, error) {
 	t.mu.Lock()
@@ -59,9 +76,7 @@ func (t *Tee) Flush() {
 }
 
 func (t *Tee) emit(b []byte) {
-	for _, m := range t.masks {
-		b = bytes.ReplaceAll(b, m, maskText)
-	}
+	b = maskBytes(b, t.masks)
 	_, _ = t.pass.Write(b)
 	if t.file != nil {
 		_, _ = t.file.Write(b)

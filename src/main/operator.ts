@@ -6,6 +6,9 @@
  * leader left are resumed (their Pods adopted by name), queued runs are started by the queue processor.
  * Logs are files under SVC_DATA_DIR, a volume the operator and every step Pod mount (SVC_DATA_CLAIM).
  */
+import type { Launcher } from '../core/ports/executor.js';
+import { RUN_STEP_TYPES } from '../core/run-step.js';
+import type { StepType } from '../core/spec/types.js';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { apiProblem, defaultNamespace, loadKubeConfig } from '../adapters/kube/client.js';
@@ -55,6 +58,11 @@ export interface RunningOperator {
 /** On shutdown, runs in flight get this long to save what they saw; the next leader resumes them. */
 const SHUTDOWN_GRACE_MS = 2000;
 
+/** http, jq, ssh, ... steps run `svc run-step` in step Pods of the svc image (pod-spec.ts). */
+function runStepLaunchers(pods: Launcher): Partial<Record<StepType, Launcher>> {
+  return Object.fromEntries(RUN_STEP_TYPES.map((t) => [t, pods]));
+}
+
 export async function startOperator(config: Readonly<Config>, oc: OperatorConfig, log: EngineLogger, onLost: () => void): Promise<RunningOperator> {
   const kc = loadKubeConfig(config.kubeconfig);
   const namespace = defaultNamespace(kc, config.namespace);
@@ -96,7 +104,7 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
   const events = new WatchedRunEvents();
   const clock = { now: () => Date.now() };
   const engine: EngineDeps = {
-    store, logs, launchers: { shell, hitl: hitlLauncher, container: containerSteps(shell, agent) }, events, ownership: new LeaderOwnership(elector, identity), controls: new KubeRunControls(kc, namespace),
+    store, logs, launchers: { ...runStepLaunchers(shell), shell, hitl: hitlLauncher, container: containerSteps(shell, agent) }, events, ownership: new LeaderOwnership(elector, identity), controls: new KubeRunControls(kc, namespace),
     secrets: new BuiltinSecretProvider(), dags: dagSource(dags), clock, ids: timeIds(clock.now), log,
     // The operator's own environment is not the steps': their images bring theirs.
     systemEnv: {}, cwd: '/', defaultShell: ['/bin/sh'], implicitDotenv: false, maxCallDepth: config.maxCallDepth,

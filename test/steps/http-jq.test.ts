@@ -153,7 +153,7 @@ steps:
     const r = await runSteps(`
 type: graph
 env:
-  - SECRET_PATH: s3cr3t-value
+  - EMPTY: ''
 secrets:
   - name: API_KEY
     provider: env
@@ -164,7 +164,7 @@ steps:
     command: FETCH ${base}/
   - name: nourl
     type: http
-    command: GET
+    command: GET \${EMPTY}
   - name: refused
     type: http
     command: GET http://127.0.0.1:1/\${API_KEY}

@@ -11,17 +11,21 @@ import type { ExecResult } from '../../core/run/state.js';
 import { createMasker, maskSecrets } from '../../core/vars/mask.js';
 import type { StepIO, StepOutcome, StepRunner } from './runner.js';
 
+/** Where the masked output of an execution goes. */
+export type StepSink = (stream: LogStream, text: string) => Promise<void>;
+
 export function inProcessLauncher(runner: StepRunner, logs: LogStore): Launcher {
   return {
     recordsStarts: false,
     begun: () => false,
-    ensure: async (req, { fresh }) => (fresh ? start(runner, logs, req) : undefined),
+    ensure: async (req, { fresh }) => (fresh ? startInProcess(runner, req, (stream, text) => logs.append(execLog(req.identity, stream, req.merged), text)) : undefined),
   };
 }
 
-function start(runner: StepRunner, logs: LogStore, req: ExecRequest): RunningExec {
+/** Runs one execution of a runner now, its output to `sink` (and the step's `stdout:`/`stderr:` copies). */
+export function startInProcess(runner: StepRunner, req: ExecRequest, sink: StepSink): RunningExec {
   const abort = new AbortController();
-  const out = new Output(logs, req);
+  const out = new Output(sink, req);
   let stopped: ExecResult | undefined;
   let settle: (r: ExecResult) => void = () => undefined;
   const interrupted = new Promise<ExecResult>((res) => { settle = res; });
@@ -65,7 +69,7 @@ class Output {
   private failure: string | undefined;
   readonly io: StepIO;
 
-  constructor(private readonly logs: LogStore, private readonly req: ExecRequest) {
+  constructor(private readonly sink: StepSink, private readonly req: ExecRequest) {
     this.maskers = { stdout: createMasker(req.secrets), stderr: createMasker(req.secrets) };
     this.io = { out: (t) => this.write('stdout', t), err: (t) => this.write('stderr', t) };
   }
@@ -80,7 +84,7 @@ class Output {
     if (stream === 'stdout') this.stdoutBytes += Buffer.byteLength(text);
     const copy = this.req.copies[stream];
     this.queue = this.queue.then(async () => {
-      await this.logs.append(execLog(this.req.identity, stream, this.req.merged), text);
+      await this.sink(stream, text);
       if (copy) await appendFile(copy, text);
     }).catch((e: unknown) => { this.failure ??= `cannot write the step's ${stream}: ${e instanceof Error ? e.message : String(e)}`; });
   }

@@ -1,16 +1,28 @@
-/** The step types that run in this process, by type (SPEC 2.6): each a runner made a Launcher. */
+/**
+ * The step types that run in this process, by type (SPEC 2.6): each a runner made a Launcher. Runners
+ * load on first use: a CLI command or a server that never runs an s3 step never loads the S3 SDK.
+ */
 import type { Launcher } from '../../core/ports/executor.js';
 import type { LogStore } from '../../core/ports/log-store.js';
 import type { StepType } from '../../core/spec/types.js';
 import { inProcessLauncher } from './in-process.js';
 import type { StepRunner } from './runner.js';
-import { runHttp } from './http.js';
-import { runJq } from './jq.js';
 
-export const STEP_RUNNERS: Partial<Record<StepType, StepRunner>> = {
-  http: runHttp,
-  jq: runJq,
+type Load = () => Promise<StepRunner>;
+
+const LOADERS: Partial<Record<StepType, Load>> = {
+  http: async () => (await import('./http.js')).runHttp,
+  jq: async () => (await import('./jq.js')).runJq,
 };
+
+function lazy(load: Load): StepRunner {
+  let loaded: Promise<StepRunner> | undefined;
+  return async (run) => (await (loaded ??= load()))(run);
+}
+
+export const STEP_RUNNERS: Partial<Record<StepType, StepRunner>> = Object.fromEntries(
+  Object.entries(LOADERS).map(([type, load]) => [type, lazy(load)]),
+);
 
 export function inProcessLaunchers(logs: LogStore, runners = STEP_RUNNERS): Partial<Record<StepType, Launcher>> {
   return Object.fromEntries(Object.entries(runners).map(([type, run]) => [type, inProcessLauncher(run, logs)]));

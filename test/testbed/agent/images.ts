@@ -4,10 +4,12 @@
  */
 import type { Container } from './types.js';
 
-/** ENTRYPOINT and CMD of an image, as its Dockerfile gives them (exec form). */
+/** ENTRYPOINT and CMD of an image, as its Dockerfile gives them (exec form), and its ENV. */
 export interface ImageEntrypoint {
   entrypoint: string[];
   cmd?: string[];
+  /** The image's environment (Dockerfile ENV): under the container's own env, over the agent's. */
+  env?: Record<string, string>;
 }
 
 /** The repository of an image reference: without its digest or tag. */

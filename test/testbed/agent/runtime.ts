@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, containerEnv, expand } from './env.js';
-import { containerArgv, type ImageEntrypoint } from './images.js';
+import { containerArgv, imageRepository, type ImageEntrypoint } from './images.js';
 import { LogWriter } from './logs.js';
 import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodStatus, Volume } from './types.js';
 import { linkMounts, setUpVolume, writeTokenKubeconfig, type TokenServer, type VolumeDeps } from './volumes.js';
@@ -229,6 +229,7 @@ export class PodRunner {
           fetch: this.deps.fetch,
           base: {
             ...this.deps.baseEnv,
+            ...(c.spec.image ? this.deps.entrypoints[imageRepository(c.spec.image)]?.env : undefined),
             HOSTNAME: this.pod.spec.hostname ?? this.pod.metadata.name,
             HOME: this.scratch,
             SVC_TESTBED_SCRATCH: this.scratch,

@@ -224,6 +224,18 @@ export function testbedEntrypoints(): Record<string, ImageEntrypoint> {
   return entrypoints;
 }
 
+/**
+ * The svc image has `svc` on its PATH (the Dockerfile links it into /usr/local/bin): step Pods of http,
+ * jq, ... steps run `svc run-step`. Here a script under the test bed's directory stands for it.
+ */
+function withSvcOnPath(entrypoints: Record<string, ImageEntrypoint>, dir: string): Record<string, ImageEntrypoint> {
+  const bin = path.join(dir, 'images', 'svc-bin');
+  fs.mkdirSync(bin, { recursive: true });
+  fs.writeFileSync(path.join(bin, 'svc'), `#!/bin/sh\nexec '${nodeBinary()}' '${path.join(repoRoot, 'bin', 'svc.js')}' "$@"\n`, { mode: 0o755 });
+  const svc = entrypoints.svc!;
+  return { ...entrypoints, svc: { ...svc, env: { ...svc.env, PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` } } };
+}
+
 /** The PersistentVolumeClaims' data, shared by the test bed's agents: `<dir>/volumes/<namespace>/<claim>`. */
 export function claimsDir(state: TestbedState): string {
   return path.join(state.dir, 'volumes');
@@ -245,7 +257,7 @@ export async function startAgent(state: TestbedState, nodes: NodeConfig[], opts:
     kubeletVersion: state.versions.kubernetes,
     apiServer: { host: '127.0.0.1', port: state.ports.apiserver },
     images: testbedImages(),
-    entrypoints: testbedEntrypoints(),
+    entrypoints: withSvcOnPath(testbedEntrypoints(), state.dir),
     claimsDir: claimsDir(state),
   };
   fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(cfg, null, 2));

@@ -13,6 +13,7 @@ import { isAbsolute, relative } from 'node:path';
 import type { ExecRequest } from '../../../core/ports/executor.js';
 import type { KubernetesBlock } from '../../../core/spec/types.js';
 import { commandArgvs } from '../../../core/exec-argv.js';
+import { isRunStepType, runStepRequest, STEP_ERROR_ENV, STEP_REQUEST_ENV } from '../../../core/run-step.js';
 import { execName, labelValue, SVC_LABELS } from '../../../core/naming.js';
 import { API_VERSION } from '../../../core/resources.js';
 
@@ -74,8 +75,9 @@ export function stepPod(req: ExecRequest, owner: { name: string; uid: string }, 
   const k = structuredClone(req.kubernetes ?? {});
   const container: V1Container = {
     name: STEP_CONTAINER,
-    // A step-level `container` (SPEC 2.5) names the step's image, env and working directory.
-    image: req.step.container?.image ?? s.stepImage,
+    // A step-level `container` (SPEC 2.5) names the step's image, env and working directory; an http, jq,
+    // ssh... step runs `svc run-step` in the svc image (core/run-step.ts).
+    image: isRunStepType(req.step.type) ? s.entryImage : req.step.container?.image ?? s.stepImage,
     command: [entryPath(s.entryDelivery), 'run', ...entryArgs(req, files, env.some((e) => e.name === MASK_ENV))],
     env: [...containerEnv(req.step.container?.env ?? []), ...env],
     // The operator's runs default to `/`: a step that names no directory runs in its image's WORKDIR.
@@ -151,6 +153,12 @@ export function entryPath(d: EntryDelivery): string {
 
 function entryArgs(req: ExecRequest, files: PodFilePaths, masks: boolean): string[] {
   const where = files.upload !== undefined ? ['--upload-env', UPLOAD_ENV] : ['--stdout', files.stdout, '--stderr', files.stderr, '--result', files.result];
+  if (isRunStepType(req.step.type)) {
+    return [
+      ...where, '--stop-signal', req.step.signalOnStop || 'SIGTERM', ...(req.timeoutMs > 0 ? ['--timeout-ms', String(req.timeoutMs)] : []),
+      ...(masks ? ['--mask-env', MASK_ENV] : []), '--error-file-env', STEP_ERROR_ENV, '--commands', JSON.stringify([['svc', 'run-step']]),
+    ];
+  }
   const argvs = commandArgvs(req, req.script !== undefined ? SCRIPT_PLACEHOLDER : undefined);
   const scriptAt = req.script !== undefined ? argvs[0]!.indexOf(SCRIPT_PLACEHOLDER) : -1;
   const commands = scriptAt >= 0 ? [argvs[0]!.map((a, i) => (i === scriptAt ? '' : a)), ...argvs.slice(1)] : argvs;
@@ -182,7 +190,7 @@ export function hasExecSecret(req: ExecRequest, upload: boolean): boolean {
 
 function podEnv(req: ExecRequest, name: string, namespace: string, owner: { name: string; uid: string }, upload?: string): { env: V1EnvVar[]; secret?: V1Secret } {
   const secrets = req.secrets.filter((v) => v.length > 0);
-  const all: Record<string, string> = { ...req.env, ...(req.script !== undefined ? { [SCRIPT_ENV]: req.script } : {}) };
+  const all = podVariables(req);
   const env: V1EnvVar[] = [];
   const data: Record<string, string> = {};
   Object.keys(all).forEach((k, i) => {
@@ -209,6 +217,16 @@ function podEnv(req: ExecRequest, name: string, namespace: string, owner: { name
     metadata: { name, namespace, labels: { [POD_LABELS.component]: 'step', [POD_LABELS.managedBy]: 'svc-operator' }, ownerReferences: [{ apiVersion: API_VERSION, kind: 'DagRun', name: owner.name, uid: owner.uid }] },
   };
   return { env, secret };
+}
+
+/**
+ * The step's variables in its Pod. An svc-code step gets its request (the script is part of it) and the
+ * svc image's PATH (where `svc` is), not the operator's.
+ */
+function podVariables(req: ExecRequest): Record<string, string> {
+  if (!isRunStepType(req.step.type)) return { ...req.env, ...(req.script !== undefined ? { [SCRIPT_ENV]: req.script } : {}) };
+  const { PATH: _path, ...env } = req.env;
+  return { ...env, [STEP_REQUEST_ENV]: JSON.stringify(runStepRequest(req)) };
 }
 
 /** The init container that copies the entry binary in (`init-container` delivery). */

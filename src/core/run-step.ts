@@ -1,0 +1,46 @@
+/**
+ * `svc run-step`: how a step of a type that runs in svc's own code (http, jq, ssh, ...) runs in a Pod on
+ * Kubernetes. The step Pod runs the svc image with the entry binary as PID 1 (logs, signals, result, as
+ * for shell steps); the entry runs `svc run-step`, which reads this request from its environment, runs
+ * the type's runner and leaves its error message where the entry reads it into the result.
+ */
+import type { ExecRequest } from './ports/executor.js';
+import type { StepDefinition, StepType } from './spec/types.js';
+
+/** The step types whose executor is svc code (runtime/steps), not a command of the user's image. */
+export const RUN_STEP_TYPES: readonly StepType[] = ['http', 'jq', 'ssh', 's3', 'archive', 'mail', 'redis', 'postgres', 'sqlite'];
+
+export const isRunStepType = (t: StepType): boolean => RUN_STEP_TYPES.includes(t);
+
+/** The env var holding the request (JSON); it holds expanded config, so a Secret carries it when a secret is in it. */
+export const STEP_REQUEST_ENV = 'SVC_STEP_REQUEST';
+/** The env var the entry sets to the file where a failing `svc run-step` leaves its error message. */
+export const STEP_ERROR_ENV = 'SVC_STEP_ERROR_FILE';
+
+export interface RunStepRequest {
+  step: StepDefinition;
+  commands: string[];
+  script?: string;
+  config: Record<string, unknown>;
+}
+
+export function runStepRequest(req: ExecRequest): RunStepRequest {
+  return { step: req.step, commands: req.commands, ...(req.script !== undefined ? { script: req.script } : {}), config: req.config };
+}
+
+/** The request, or why the text is not one. */
+export function parseRunStepRequest(text: string | undefined): RunStepRequest | string {
+  if (!text) return `${STEP_REQUEST_ENV} is not set: svc run-step runs inside a step Pod the operator creates`;
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    return `${STEP_REQUEST_ENV} is not JSON: ${(e as Error).message}`;
+  }
+  const r = v as Partial<RunStepRequest>;
+  const ok = typeof r === 'object' && r !== null && typeof r.step?.type === 'string' && Array.isArray(r.commands)
+    && typeof r.config === 'object' && r.config !== null && (r.script === undefined || typeof r.script === 'string');
+  if (!ok) return `${STEP_REQUEST_ENV} is not a step request (step, commands, config)`;
+  if (!isRunStepType(r.step!.type)) return `svc run-step does not run ${r.step!.type} steps (only ${RUN_STEP_TYPES.join(', ')})`;
+  return r as RunStepRequest;
+}
