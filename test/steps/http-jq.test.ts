@@ -245,3 +245,15 @@ steps:
     expect(r.node('notjson').error).toContain('script is not JSON');
   });
 });
+
+describe('the examples', () => {
+  test('examples/steps/http.yaml and jq.yaml run to success', async () => {
+    const { readFileSync: read } = await import('node:fs');
+    const http = await runSteps(read('examples/steps/http.yaml', 'utf8'), { params: `API=${base}` });
+    expect(http.status).toBe('succeeded');
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(['GET /status?verbose=true', 'POST /reports']);
+    const jq = await runSteps(read('examples/steps/jq.yaml', 'utf8'));
+    expect(jq.status).toBe('succeeded');
+    expect(await jq.log('summary')).toBe('total 127, out of stock ["nut"]\n');
+  });
+});
