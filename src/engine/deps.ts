@@ -6,6 +6,7 @@ import type { RunStore } from '../core/ports/run-store.js';
 import type { RunControls } from '../core/ports/run-controls.js';
 import type { RunEvents } from '../core/ports/run-events.js';
 import type { Ownership } from '../core/ports/ownership.js';
+import type { Notifier } from '../core/ports/notifier.js';
 import type { DagRunResource } from '../core/resources.js';
 
 /** Everything the engine needs, as ports; main/ wires the adapters of one backend. */
@@ -40,6 +41,10 @@ export interface EngineDeps {
   implicitDotenv?: boolean;
   /** How deep sub-DAG calls may nest (SVC_MAX_CALL_DEPTH; default core's DEFAULT_MAX_CALL_DEPTH). */
   maxCallDepth?: number;
+  /** Delivers the runs' notification mails (SPEC 2.2 mailOn, step mailOnError); without it none are sent. */
+  notifier?: Notifier;
+  /** How long one notification may take before it is given up (ms, default 30 s; run/notify.ts). */
+  notifyTimeoutMs?: number;
   /** Who drives which run: one owner at a time; a crashed owner's runs are taken over. */
   ownership: Ownership;
   /** Called after every saved change of a run (API caches, watchers, metrics). */

@@ -19,6 +19,7 @@ import { EffectApplier } from './effects.js';
 import { prepareRunContext } from './run-context.js';
 import { RunLogWriter } from './run-log.js';
 import { nextTurn } from './turn.js';
+import { RunNotices } from './notify.js';
 import { StatusWriter } from './status-writer.js';
 import { runLog } from '../../core/ports/log-store.js';
 
@@ -48,13 +49,16 @@ export class RunDriver {
     const unwatch = this.deps.events.watch(key, () => requests.wake());
     const log = runLog(key, run.status.attemptId);
     const runLogWriter = new RunLogWriter((text) => this.deps.logs.append(log, text), this.deps.clock);
+    const notices = new RunNotices(this.deps, ctx);
     try {
-      await this.advance(run, { key, loop, requests, writer, applier, runLog: runLogWriter });
+      await this.advance(run, { key, loop, requests, writer, applier, runLog: runLogWriter, notices });
     } finally {
       unwatch();
     }
     await runLogWriter.flush();
-    return this.released(key, await writer.flush());
+    const final = await writer.flush();
+    await notices.settled();
+    return this.released(key, final);
   }
 
   /** The run has ended and its end is saved: nobody needs to own it any more. */
@@ -70,6 +74,7 @@ export class RunDriver {
     for (;;) {
       const controls = await t.requests.read();
       const d = nextTurn(run, t.loop.take(), this.deps.clock.now());
+      const prev = run;
       if (d.changed) {
         run = d.run;
         t.writer.put(run.status);
@@ -84,18 +89,25 @@ export class RunDriver {
       if (controls.length > 0) await this.deps.controls?.ack(t.key, controls);
       t.applier.setRun(run);
       await t.applier.applyAll(d.effects);
+      // After the effects: the end of a run is mailed once its final state is saved (finished is durable).
+      if (d.changed) t.notices.observe(prev, run);
       if (isRunTerminal(run.status.run.status) && t.applier.liveCount() === 0) return;
       await t.loop.wait(d.wakeAt ? Date.parse(d.wakeAt) - this.deps.clock.now() : Infinity, t.requests.resyncInMs());
     }
   }
 
-  /** A run that cannot even start (a secret that cannot be read, ...) fails with the reason. */
+  /** A run that cannot even start (a secret that cannot be read, ...) fails with the reason (and mails it). */
   private async failEarly(run: DagRunResource, writer: StatusWriter, error: string): Promise<DagRunResource> {
     const now = new Date(this.deps.clock.now()).toISOString();
     const state: RunState = { ...run.status.run, status: RunStatus.Failed, stage: 'done', error, startedAt: run.status.run.startedAt || now, finishedAt: now };
     this.deps.log.error('Failed to start dag-run', { dag: run.spec.dagName, dagRunId: run.spec.dagRunId, error });
     writer.put({ ...run.status, run: state });
-    return writer.flush();
+    const failed = await writer.flush();
+    // No run context: the mail blocks expand with the service's environment only.
+    const notices = new RunNotices(this.deps, undefined);
+    notices.observe(run, failed);
+    await notices.settled();
+    return failed;
   }
 
   /** Re-attaches to whatever the previous driver left running. */
@@ -118,6 +130,7 @@ interface Turning {
   writer: StatusWriter;
   applier: EffectApplier;
   runLog: RunLogWriter;
+  notices: RunNotices;
 }
 
 /** However quiet the notifications, the requests are read again this often (a lost notification). */
