@@ -1,5 +1,6 @@
 /** One YAML document (already schema-checked) to a DagDefinition with every default of SPEC 2.2, 2.3 and 8. */
 import { checkStepConfigs } from './step-configs.js';
+import { checkMailNotifications } from './step-configs/mail.js';
 import type { DagDefinition, SecretRef } from './types.js';
 import { HANDLER_KINDS, HANDLER_STEP_NAMES } from './types.js';
 import type { Problems } from './errors.js';
@@ -115,6 +116,7 @@ export function buildDag(doc: Obj, defaultName: string, problems: Problems): Dag
   if (dag.steps.length === 0 && stepsUsable) problems.add('steps', 'at least one step is required');
   checkHitlWorkers(dag, problems);
   checkStepConfigs(dag, problems);
+  checkMailNotifications(dag, problems);
   checkHandlerNames(dag, problems);
   return dag;
 }

@@ -7,6 +7,7 @@
 import { at, idx, stepLabel, type Problems } from './errors.js';
 import { effectiveConfig } from './step-config.js';
 import type { DagDefinition, StepDefinition, StepType } from './types.js';
+import { checkMail } from './step-configs/mail.js';
 
 /** One problem of a step's config: the field (relative to the step, e.g. `config.bucket` or `command`) and why. */
 export interface ConfigProblem {
@@ -29,6 +30,7 @@ const checkJq: ConfigCheck = (_config, step) => [
 export const CONFIG_CHECKS: Partial<Record<StepType, ConfigCheck>> = {
   http: checkHttp,
   jq: checkJq,
+  mail: checkMail,
 };
 
 /** Adds the config problems of every step and handler of the DAG. */

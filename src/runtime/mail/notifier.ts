@@ -5,12 +5,13 @@
  */
 import { hostname } from 'node:os';
 import type { Notification, Notifier } from '../../core/ports/notifier.js';
-import { sendMail } from './send.js';
 import { smtpServer, type SmtpServer } from './smtp.js';
 
 export class SmtpNotifier implements Notifier {
   async notify(n: Notification, signal: AbortSignal): Promise<void> {
     const server = smtpServer(n.smtp);
+    // nodemailer loads with the first notification, not with every process that might send one.
+    const { sendMail } = await import('./send.js');
     await sendMail(server, { from: n.from || defaultSender(server), to: n.to, subject: n.subject, text: n.text, attachments: n.attachments }, signal);
   }
 }

@@ -13,6 +13,7 @@ type Load = () => Promise<StepRunner>;
 const LOADERS: Partial<Record<StepType, Load>> = {
   http: async () => (await import('./http.js')).runHttp,
   jq: async () => (await import('./jq.js')).runJq,
+  mail: async () => (await import('./mail.js')).runMail,
 };
 
 function lazy(load: Load): StepRunner {
