@@ -4,7 +4,7 @@
  * command lists, exit codes, stderr, outputs, the DAG-level block, stop and timeout, secrets, retries.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecRequest } from '../../src/core/ports/executor.js';
@@ -14,7 +14,14 @@ import { runSteps, type StepsOptions } from '../helpers/steps.js';
 
 const runners = { ssh: runSsh };
 const run = (yaml: string, o: StepsOptions = {}) => runSteps(yaml, { runners, ...o });
-const tmp = (prefix: string): string => mkdtempSync(join(tmpdir(), prefix));
+const made: string[] = [];
+/** A temp dir, removed after the file's tests. */
+function tmp(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+afterAll(() => { for (const d of made) rmSync(d, { recursive: true, force: true }); });
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** A known_hosts file with these lines. */
