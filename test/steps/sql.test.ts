@@ -80,6 +80,14 @@ steps:
     type: postgres
     config: { dsn: "${dsn}", maxRows: 3 }
     command: SELECT g FROM generate_series(1, 1000000) g
+  - name: capped-write
+    type: postgres
+    config: { dsn: "${dsn}", maxRows: 2, transaction: true }
+    script: |
+      CREATE TEMP TABLE w (g int);
+      INSERT INTO w SELECT generate_series(1, 5);
+      SELECT count(*) AS n FROM w;
+      SELECT g FROM w WHERE g > 10;
 `);
     expect(r.status).toBe('succeeded');
     expect(await r.log('csv')).toBe('id,name,score\n1,ada,12.50\n2,"alan, ""al""",\n');
@@ -87,6 +95,8 @@ steps:
     expect(JSON.parse(await r.log('json'))).toEqual([{ id: 1, ok: true }, { id: 2, ok: null }]);
     expect(await r.log('capped')).toBe('{"g":1}\n{"g":2}\n{"g":3}\n');
     expect(await r.log('capped', 'stderr')).toContain('3 rows (maxRows 3; more were left unread)');
+    expect(await r.log('capped-write')).toBe('{"n":5}\n');
+    expect(await r.log('capped-write', 'stderr')).toMatch(/statement 2\/4: INSERT 5 \(/);
   });
 
   test('parameters: named and positional, from config.params and step params, values from earlier outputs, never interpolated', async () => {

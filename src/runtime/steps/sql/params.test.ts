@@ -29,7 +29,8 @@ describe('parameters of database steps', () => {
     const b = bind("select :b, :a, :b, ':a'", named({ a: "x'; drop table t; --", b: 2 }));
     expect(b.sql).toBe("select $1, $2, $1, ':a'");
     expect(b.values).toEqual([2, "x'; drop table t; --"]);
-    expect(bind('select :a, :a', named({ a: 1 }), 'sqlite').sql).toBe('select ?1, ?1');
+    expect(bind('select :a, @a, $b', named({ a: 1, b: 2 }), 'sqlite').sql).toBe('select ?1, ?1, ?2');
+    expect(() => bind('select :a, $1', named({ a: 1 }))).toThrow('$1 is a positional placeholder, but params is a map of names (use :name)');
   });
 
   test('named: positions in the sent text map back to the written one', () => {

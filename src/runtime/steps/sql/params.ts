@@ -86,7 +86,11 @@ function bindNamed(stmt: Statement, values: ReadonlyMap<string, unknown>, dialec
 export function bindStatement(stmt: Statement, params: Params, dialect: Dialect, where: string): Bound {
   const same = (pos: number): number => pos;
   const named = stmt.placeholders.filter((p) => p.name !== undefined);
-  if (params.kind === 'named') return bindNamed(stmt, params.values, dialect, where);
+  if (params.kind === 'named') {
+    const positional = stmt.placeholders.find((p) => p.index !== undefined);
+    if (positional) throw new StepError(`${where}: ${stmt.text.slice(positional.start, positional.end)} is a positional placeholder, but params is a map of names (use :name)`);
+    return bindNamed(stmt, params.values, dialect, where);
+  }
   if (named.length > 0) throw new StepError(`${where}: parameter :${named[0]!.name} has no value (the step has ${params.kind === 'none' ? 'no params' : 'positional params only'})`);
   const needed = Math.max(0, ...stmt.placeholders.map((p) => p.index ?? 0));
   if (needed === 0) return { sql: stmt.text, values: [], original: same };

@@ -34,6 +34,7 @@ describe('splitting SQL into statements', () => {
   test('placeholders: named, $n and ?; not in strings, comments, casts or array slices', () => {
     expect(marks("select :a, $2, ':x', \"$1\" -- :c\n, a::int, arr[1:n], :a, $$ :d $$, x$1", 'postgres')).toEqual([':a=a', '$2=2', ':a=a']);
     expect(marks("select :a, ?, ?5, ?, ':b', [?]", 'sqlite')).toEqual([':a=a', '?=1', '?5=5', '?=6']);
+    expect(marks('select @a, $b, x$c, "$d"', 'sqlite')).toEqual(['@a=a', '$b=b']);
   });
 
   test('placeholder positions are relative to their statement', () => {

@@ -4,8 +4,8 @@
  * identifiers, comments (postgres block comments nest), postgres dollar quotes (`$$..$$`, `$fn$..$fn$`)
  * and sqlite's `[..]` and backquoted identifiers. A `;` inside a body that has statements of its own
  * (a sqlite `CREATE TRIGGER .. BEGIN .. END`, a postgres `BEGIN ATOMIC .. END`) does not end the
- * statement. Placeholders: `:name` (named, both dialects; not postgres `::` casts or `[a:b]` slices),
- * `$n` (postgres), `?` and `?n` (sqlite).
+ * statement. Placeholders: `:name` (named, both dialects; not postgres `::` casts or `[a:b]` slices;
+ * sqlite also `@name` and `$name`), `$n` (postgres), `?` and `?n` (sqlite).
  */
 
 export type Dialect = 'postgres' | 'sqlite';
@@ -61,16 +61,32 @@ class Lexer {
     if (c === ';' && this.depth === 0) return this.endStatement();
     if (c === "'") return this.quoted("'", i + 1, this.isEString(i));
     if (c === '"') return this.quoted('"', i + 1, false);
-    if (this.dialect === 'sqlite' && c === '`') return this.quoted('`', i + 1, false);
-    if (this.dialect === 'sqlite' && c === '[') return this.skipTo(']', i + 1, 1);
-    if (c === '[') this.brackets++;
-    if (c === ']') this.brackets = Math.max(0, this.brackets - 1);
     if (c === ':') return this.colon();
-    if (c === '$' && this.dialect === 'postgres') return this.dollar();
-    if (c === '?' && this.dialect === 'sqlite') return this.question();
+    if (this.dialect === 'sqlite' ? this.sqliteChar(c) : this.postgresChar(c)) return;
     if (IDENT_START.test(c)) return this.word();
     if (/[0-9]/.test(c)) return this.number();
     this.i++;
+  }
+
+  /** Quoted identifiers and placeholders only sqlite has; true when handled. */
+  private sqliteChar(c: string): boolean {
+    if (c === '`') this.quoted('`', this.i + 1, false);
+    else if (c === '[') this.skipTo(']', this.i + 1, 1);
+    else if (c === '?') this.question();
+    else if (c === '@' || c === '$') this.sqliteNamed();
+    else return false;
+    return true;
+  }
+
+  /** Dollar quotes and `$n`; brackets counted (a `:` inside is an array slice); true when handled. */
+  private postgresChar(c: string): boolean {
+    if (c === '$') {
+      this.dollar();
+      return true;
+    }
+    if (c === '[') this.brackets++;
+    if (c === ']') this.brackets = Math.max(0, this.brackets - 1);
+    return false;
   }
 
   /** Moves past the next `end` at or after `from` (and `keep` more characters), or to the end. */
@@ -142,6 +158,17 @@ class Lexer {
     const tag = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(src.slice(i, i + 100));
     if (!tag) { this.i++; return; }
     this.skipTo(tag[0], i + tag[0].length, tag[0].length);
+  }
+
+  /** sqlite's other spellings of a named parameter, `@name` and `$name`. */
+  private sqliteNamed(): void {
+    const m = /^[@$]([A-Za-z_][A-Za-z0-9_]*)/.exec(this.src.slice(this.i, this.i + 200));
+    if (m && (this.i === 0 || !IDENT_PART.test(this.src[this.i - 1]!))) {
+      this.mark({ start: this.i, end: this.i + m[0].length, name: m[1]! });
+      this.i += m[0].length;
+      return;
+    }
+    this.i++;
   }
 
   /** sqlite: `?5` binds the 5th value; a bare `?` the one after the highest so far. */
