@@ -7,7 +7,7 @@ import { parseArgs as parseNodeArgs } from 'node:util';
 
 export interface Args {
   positional: string[];
-  flags: Record<string, string | true>;
+  flags: Record<string, string | true | string[]>;
 }
 
 export interface OptionSpec {
@@ -16,6 +16,8 @@ export interface OptionSpec {
   value?: string;
   /** What the option does, for `--help`. */
   help: string;
+  /** A string option that may be given several times (`--input A=1 --input B=2`). */
+  multiple?: boolean;
 }
 
 export interface CommandSpec {
@@ -30,6 +32,12 @@ export interface CommandSpec {
 export class UsageError extends Error {}
 
 export const flag = (a: Args, name: string): string | undefined => (typeof a.flags[name] === 'string' ? (a.flags[name] as string) : undefined);
+
+/** Every value of a `multiple` option, in order. */
+export const flagList = (a: Args, name: string): string[] => {
+  const v = a.flags[name];
+  return Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
+};
 
 /** Edit distance, for "did you mean". */
 function distance(a: string, b: string): number {
@@ -54,15 +62,15 @@ export function suggestion(word: string, candidates: string[], quote = (s: strin
 
 /** The arguments of `svc <name> ...` as the command's spec allows them. `--help` is every command's. */
 export function parseCommandArgs(name: string, spec: CommandSpec, argv: string[]): Args & { help: boolean } {
-  const options = { ...Object.fromEntries(Object.entries(spec.options).map(([k, o]) => [k, { type: o.type }])), help: { type: 'boolean' as const, short: 'h' } };
+  const options = { ...Object.fromEntries(Object.entries(spec.options).map(([k, o]) => [k, { type: o.type, ...(o.multiple ? { multiple: true } : {}) }])), help: { type: 'boolean' as const, short: 'h' } };
   let parsed;
   try {
     parsed = parseNodeArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (e) {
     throw new UsageError(`svc ${name}: ${usageProblem(e, Object.keys(spec.options))}\nusage: svc ${name} ${spec.usage}`);
   }
-  const flags: Record<string, string | true> = {};
-  for (const [k, v] of Object.entries(parsed.values)) if (v !== undefined && v !== false && k !== 'help') flags[k] = v as string | true;
+  const flags: Args['flags'] = {};
+  for (const [k, v] of Object.entries(parsed.values)) if (v !== undefined && v !== false && k !== 'help') flags[k] = v as string | true | string[];
   const positional = parsed.positionals;
   const help = parsed.values.help === true;
   const [min, max] = spec.positionals;

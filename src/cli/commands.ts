@@ -10,8 +10,31 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
     options: { backend: { type: 'string', value: '<name>', help: 'embedded (default) or kubernetes' }, namespace: NAMESPACE }, positionals: [0, 0],
   },
   start: {
-    usage: '<file | dag> [--params "..."] [--run-id <id>] [params...]', summary: 'run a DAG in the foreground (a file, or a DAG of the DAGs directory)',
-    options: { params: { type: 'string', value: '"K=V ..."', help: 'the run\'s params' }, 'run-id': { type: 'string', value: '<id>', help: 'the new run\'s id' } }, positionals: [1, Infinity],
+    usage: '<file | dag> [--params "..."] [--run-id <id>] [--follow] [params...]', summary: 'run a DAG in the foreground (a file, or a DAG of the DAGs directory)',
+    options: {
+      params: { type: 'string', value: '"K=V ..."', help: 'the run\'s params' }, 'run-id': { type: 'string', value: '<id>', help: 'the new run\'s id' },
+      follow: { type: 'boolean', help: 'print the steps\' output as it comes, each line prefixed with its step' },
+    },
+    positionals: [1, Infinity],
+  },
+  enqueue: {
+    usage: '<file | dag> [--params "..."] [--run-id <id>] [--queue <name>] [params...]', summary: 'put a run in its queue (a running svc server starts it)',
+    options: {
+      params: { type: 'string', value: '"K=V ..."', help: 'the run\'s params' }, 'run-id': { type: 'string', value: '<id>', help: 'the new run\'s id' },
+      queue: { type: 'string', value: '<name>', help: 'a named queue instead of the DAG\'s own' },
+    },
+    positionals: [1, Infinity],
+  },
+  dequeue: { usage: '<dag> --run-id <id>', summary: 'take a queued run out of its queue', options: { 'run-id': { type: 'string', value: '<id>', help: 'the queued run' } }, positionals: [1, 1] },
+  approve: {
+    usage: '<dag> --step <name> [--run-id <id>] [--input NAME=value ...]', summary: 'approve a waiting hitl step',
+    options: { step: { type: 'string', value: '<name>', help: 'the hitl step' }, 'run-id': RUN_ID, input: { type: 'string', value: 'NAME=value', help: 'an input the step asks for (repeatable)', multiple: true } },
+    positionals: [1, 1],
+  },
+  reject: {
+    usage: '<dag> --step <name> [--run-id <id>] [--reason <text>]', summary: 'reject a waiting hitl step (the run ends rejected)',
+    options: { step: { type: 'string', value: '<name>', help: 'the hitl step' }, 'run-id': RUN_ID, reason: { type: 'string', value: '<text>', help: 'why' } },
+    positionals: [1, 1],
   },
   status: { usage: '<dag> [--run-id <id>] [--json]', summary: 'show a run (latest by default)', options: { 'run-id': RUN_ID, json: { type: 'boolean', help: 'the run detail as JSON' } }, positionals: [1, 1] },
   list: { usage: '[--json]', summary: 'the DAGs of the DAGs directory, each with its latest run', options: { json: { type: 'boolean', help: 'as JSON' } }, positionals: [0, 0] },
@@ -20,10 +43,11 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
     options: { limit: { type: 'string', value: '<n>', help: 'at most this many (default 20)' }, json: { type: 'boolean', help: 'as JSON' } }, positionals: [1, 1],
   },
   logs: {
-    usage: '<dag> [--run-id <id>] [--step <name> [--stderr]] [--tail <n>]', summary: 'print a run\'s log, or a step\'s stdout (stderr)',
+    usage: '<dag> [--run-id <id>] [--step <name> [--stderr]] [--tail <n>] [--follow]', summary: 'print a run\'s log, or a step\'s stdout (stderr)',
     options: {
       'run-id': RUN_ID, step: { type: 'string', value: '<name>', help: 'the step whose output to print' },
       stderr: { type: 'boolean', help: 'the step\'s stderr instead of its stdout' }, tail: { type: 'string', value: '<n>', help: 'only the last n lines' },
+      follow: { type: 'boolean', help: 'keep printing as the log grows, until the run ends' },
     },
     positionals: [1, 1],
   },

@@ -3,7 +3,9 @@
  * newest first) and `svc logs <dag>` (a run's or a step's log).
  */
 import { NotFoundError } from '../core/errors.js';
-import { MAX_LOG_LINES, runLog } from '../core/ports/log-store.js';
+import { MAX_LOG_LINES, runLog, type LogRef } from '../core/ports/log-store.js';
+import type { DagRunResource } from '../core/resources.js';
+import { isRunTerminal, NodeStatus } from '../core/run/status.js';
 import { runKeyOf } from '../core/ports/run-store.js';
 import { stepOf } from '../core/run/state.js';
 import { StoreDagCatalog } from '../engine/services/dag-catalog.js';
@@ -11,6 +13,7 @@ import { nodeLog, runSummary } from '../engine/services/presenter.js';
 import { embeddedDagStore } from '../main/embedded.js';
 import { flag, UsageError, type Args } from './args.js';
 import { dagNameOf, type CliContext } from './context.js';
+import { LogFollower, pause } from './follow.js';
 
 /** A positive whole number flag, or its default. */
 function count(args: Args, name: string, fallback: number, max: number): number {
@@ -62,23 +65,38 @@ export async function logsCommand(ctx: CliContext, args: Args): Promise<number> 
   const dagName = await dagNameOf(ctx, args.positional[0]);
   const run = await ctx.runs.get({ dagName, dagRunId: flag(args, 'run-id') ?? 'latest' });
   const tail = flag(args, 'tail') === undefined ? undefined : count(args, 'tail', 1, MAX_LOG_LINES);
-  const query = { limit: MAX_LOG_LINES, ...(tail ? { tail } : {}) };
-  const stepName = flag(args, 'step');
-  let ref = runLog(runKeyOf(run), run.status.attemptId);
-  if (stepName !== undefined) {
-    const s = run.status.run;
-    const node = s.nodes.find((n) => n.name === stepName) ?? s.handlers.find((n) => n.name === stepName);
-    if (!node || !stepOf(run.spec.definition, node)) throw new NotFoundError(`step "${stepName}" not found in dag-run ${run.spec.dagRunId} of DAG ${run.spec.dagName}`);
-    const found = nodeLog(run, node, args.flags.stderr ? 'stderr' : 'stdout');
-    if (!found) {
-      ctx.io.err(`step ${stepName} has not run in dag-run ${run.spec.dagRunId}\n`);
-      return 1;
-    }
-    ref = found;
-  } else if (args.flags.stderr) {
-    throw new UsageError('svc logs: --stderr needs --step (the run log is one stream)');
+  if (args.flags.stderr && flag(args, 'step') === undefined) throw new UsageError('svc logs: --stderr needs --step (the run log is one stream)');
+  if (args.flags.follow) return followLog(ctx, run, args);
+  const ref = logRefOf(run, args);
+  if (!ref) {
+    ctx.io.err(`step ${flag(args, 'step')} has not run in dag-run ${run.spec.dagRunId}\n`);
+    return 1;
   }
-  const page = await ctx.deps.logs.page(ref, query);
+  const page = await ctx.deps.logs.page(ref, { limit: MAX_LOG_LINES, ...(tail ? { tail } : {}) });
   if (page?.content) ctx.io.out(page.content.endsWith('\n') ? page.content : `${page.content}\n`);
   return 0;
+}
+
+/** The run's log, or the asked step's stdout (stderr); undefined while that step has not run. */
+function logRefOf(run: DagRunResource, args: Args): LogRef | undefined {
+  const stepName = flag(args, 'step');
+  if (stepName === undefined) return runLog(runKeyOf(run), run.status.attemptId);
+  const s = run.status.run;
+  const node = s.nodes.find((n) => n.name === stepName) ?? s.handlers.find((n) => n.name === stepName);
+  if (!node || !stepOf(run.spec.definition, node)) throw new NotFoundError(`step "${stepName}" not found in dag-run ${run.spec.dagRunId} of DAG ${run.spec.dagName}`);
+  return nodeLog(run, node, args.flags.stderr ? 'stderr' : 'stdout');
+}
+
+/** Prints the log as it grows until the run has ended (a step's: until it has run). */
+async function followLog(ctx: CliContext, first: DagRunResource, args: Args): Promise<number> {
+  const follower = new LogFollower(ctx.deps.logs);
+  for (let run = first; ; run = await ctx.runs.get(runKeyOf(run))) {
+    const ended = isRunTerminal(run.status.run.status);
+    const ref = logRefOf(run, args);
+    const stepName = flag(args, 'step');
+    const stepDone = stepName !== undefined && run.status.run.nodes.some((n) => n.name === stepName && n.status !== NodeStatus.Running && n.status !== NodeStatus.NotStarted);
+    if (ref) for (const line of await follower.next(ref, ended || stepDone)) ctx.io.out(`${line}\n`);
+    if (ended || stepDone) return 0;
+    await pause();
+  }
 }

@@ -11,6 +11,8 @@ import { startCommand } from './start.js';
 import { ConfigError, SVC_VERSION } from '../config/config.js';
 import { dryCommand, validateCommand } from './validate.js';
 import { kubeCommand } from './kube.js';
+import { approveCommand, rejectCommand } from './approval.js';
+import { dequeueCommand, enqueueCommand } from './queue.js';
 
 
 type Command = (ctx: CliContext, args: Args) => Promise<number>;
@@ -22,7 +24,8 @@ const operatorCommand: Command = async (ctx, args) => (await import('./operator.
 /** `run-step` loads the step types' runners: only in a step Pod. */
 const runStepCommand: Command = async (ctx) => (await import('../main/run-step.js')).runStepInPod(ctx.io);
 
-const COMMANDS: Record<string, Command> = { 'run-step': runStepCommand, server: serverCommand, operator: operatorCommand, start: startCommand, status: statusCommand, list: listCommand, runs: runsCommand, logs: logsCommand, outputs: outputsCommand, stop: stopCommand, retry: retryCommand, resume: resumeCommand, validate: validateCommand, dry: dryCommand, kube: kubeCommand };
+const COMMANDS: Record<string, Command> = { 'run-step': runStepCommand, server: serverCommand, operator: operatorCommand, start: startCommand, status: statusCommand, list: listCommand, runs: runsCommand, logs: logsCommand, outputs: outputsCommand, stop: stopCommand, retry: retryCommand, resume: resumeCommand, validate: validateCommand, dry: dryCommand, kube: kubeCommand,
+  enqueue: enqueueCommand, dequeue: dequeueCommand, approve: approveCommand, reject: rejectCommand };
 
 /**
  * The process's own streams. A reader that goes away (`svc status ... | head`) ends the output, not the

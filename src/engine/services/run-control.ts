@@ -35,17 +35,7 @@ export class RunControl implements RunManagementApi {
 
   /** SPEC 3.3: a queued run leaves the queue; it ends aborted (reference). 404 when it is not queued. */
   async dequeue(key: RunKey): Promise<DagRunResource> {
-    // A run the queue processor claimed is not queued any more (its claim is a compare-and-swap too).
-    return this.changed(await updateStatus(this.deps.store, await this.runs.get(key), {
-      build: (run) => {
-        if (run.status.run.status !== RunStatus.Queued) {
-          throw new NotFoundError(`dag-run ${run.spec.dagRunId} of DAG ${run.spec.dagName} is not in the queue`);
-        }
-        const now = new Date(this.deps.clock.now()).toISOString();
-        return { ...run.status, run: { ...run.status.run, status: RunStatus.Aborted, stage: 'done', finishedAt: now, error: 'dequeued' } };
-      },
-      reread: (k) => this.runs.get(k), tries: 4,
-    }));
+    return this.changed(await dequeueRun(this.deps, this.runs, key));
   }
 
   /**
@@ -115,14 +105,7 @@ export class RunControl implements RunManagementApi {
     const controls = this.deps.controls;
     if (!controls) throw new DomainError('service_unavailable', 'approvals are not available on this backend');
     const run = await this.runs.get(key);
-    const node = this.nodeOf(run, stepName);
-    const step = stepOf(run.spec.definition, node);
-    if (step?.type !== 'hitl') throw new BadRequestError(`step "${stepName}" is not an approval step (type hitl)`);
-    if (node.status !== NodeStatus.Waiting) {
-      throw new BadRequestError(`step "${stepName}" is not waiting for approval (it is ${nodeStatusLabel(node.status)})`);
-    }
-    const problem = obs.type === 'approve' ? RunControl.checkInputs(step.config, obs.inputs) : undefined;
-    if (problem) throw new BadRequestError(problem);
+    checkApproval(run, stepName, obs);
     const k = runKeyOf(run);
     await controls.push(k, obs);
     const moved = (r: DagRunResource) => (r.status.run.nodes.find((n) => n.name === stepName)?.status ?? NodeStatus.Waiting) !== NodeStatus.Waiting;
@@ -152,4 +135,32 @@ export class RunControl implements RunManagementApi {
     this.deps.onChange?.(run);
     return run;
   }
+}
+
+/** SPEC 3.3: a queued run leaves the queue and ends aborted; NotFoundError when it is not queued. */
+export async function dequeueRun(deps: EngineDeps, runs: RunService, key: RunKey): Promise<DagRunResource> {
+  // A run the queue processor claimed is not queued any more (its claim is a compare-and-swap too).
+  return updateStatus(deps.store, await runs.get(key), {
+    build: (run) => {
+      if (run.status.run.status !== RunStatus.Queued) {
+        throw new NotFoundError(`dag-run ${run.spec.dagRunId} of DAG ${run.spec.dagName} is not in the queue`);
+      }
+      const now = new Date(deps.clock.now()).toISOString();
+      return { ...run.status, run: { ...run.status.run, status: RunStatus.Aborted, stage: 'done', finishedAt: now, error: 'dequeued' } };
+    },
+    reread: (k) => runs.get(k), tries: 4,
+  });
+}
+
+/** Throws why an approval decision cannot apply: no such step, not a hitl step, not waiting, bad inputs. */
+export function checkApproval(run: DagRunResource, stepName: string, obs: ControlObservation): void {
+  const node = run.status.run.nodes.find((n) => n.name === stepName);
+  if (!node) throw new NotFoundError(`step "${stepName}" not found in dag-run ${run.spec.dagRunId} of DAG ${run.spec.dagName}`);
+  const step = stepOf(run.spec.definition, node);
+  if (step?.type !== 'hitl') throw new BadRequestError(`step "${stepName}" is not an approval step (type hitl)`);
+  if (node.status !== NodeStatus.Waiting) {
+    throw new BadRequestError(`step "${stepName}" is not waiting for approval (it is ${nodeStatusLabel(node.status)})`);
+  }
+  const problem = obs.type === 'approve' ? RunControl.checkInputs(step.config, obs.inputs) : undefined;
+  if (problem) throw new BadRequestError(problem);
 }
