@@ -284,11 +284,13 @@ steps:
     const closed = await freePort();
     const r = await run(`
 type: graph
+env:
+  - BAD_PORT: ssh
 steps:
   - { name: badkey, type: ssh, command: echo, config: { host: 127.0.0.1, port: "${s.port}", user: ${s.user}, key: ${s.keys.stranger}, strictHostKey: false } }
   - { name: nokey, type: ssh, command: echo, config: { host: 127.0.0.1, port: "${s.port}", user: ${s.user}, key: /nonexistent/key, strictHostKey: false } }
   - { name: dns, type: ssh, command: echo, config: { host: no-such-host.invalid, user: u, password: p, strictHostKey: false } }
-  - { name: badport, type: ssh, command: echo, config: { host: 127.0.0.1, port: "ssh", user: u, password: p } }
+  - { name: badport, type: ssh, command: echo, config: { host: 127.0.0.1, port: "\${BAD_PORT}", user: u, password: p } }
   - name: refused
     type: ssh
     command: echo

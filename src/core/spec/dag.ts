@@ -64,7 +64,7 @@ function checkExclusive(doc: Obj, problems: Problems): void {
 function connections(doc: Obj, problems: Problems): Partial<DagDefinition> {
   return {
     container: parseContainer(doc.container, 'container', problems), registryAuths: registryAuths(doc.registryAuths),
-    ssh: parseSsh(doc.ssh), llm: parseLlm(doc.llm), redis: parseRedis(doc.redis, 'redis', problems), s3: parseS3(doc.s3),
+    ssh: parseSsh(doc.ssh), llm: parseLlm(doc.llm), redis: parseRedis(doc.redis), s3: parseS3(doc.s3),
     smtp: parseSmtp(doc.smtp), otel: parseOtel(doc.otel), errorMail: parseMail(doc.errorMail),
     infoMail: parseMail(doc.infoMail), waitMail: parseMail(doc.waitMail),
   };

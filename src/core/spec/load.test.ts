@@ -180,7 +180,7 @@ describe('ssh', () => {
     expect(dag.ssh).toEqual({ user: 'deploy', host: 'example.com', port: '22', strictHostKey: true, shell: ['bash'] });
     expect(step(dag, 'remote')).toMatchObject({ type: 'ssh' });
     expect(step(dag, 'remote').ssh).toBeUndefined();
-    expect(step(dag, 'elsewhere').ssh).toEqual({ host: 'other.example.com', port: '2222', strictHostKey: true, shell: ['/bin/zsh'] });
+    expect(step(dag, 'elsewhere').ssh).toEqual({ user: 'ops', host: 'other.example.com', port: '2222', strictHostKey: true, shell: ['/bin/zsh'] });
     expect(step(dag, 'local').type).toBe('shell');
   });
 });

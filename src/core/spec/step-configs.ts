@@ -8,6 +8,9 @@ import { at, idx, stepLabel, type Problems } from './errors.js';
 import { effectiveConfig } from './step-config.js';
 import type { DagDefinition, StepDefinition, StepType } from './types.js';
 import { checkMail } from './step-configs/mail.js';
+import { checkRedis } from './step-configs/redis.js';
+import { checkPostgres, checkSqlite } from './step-configs/sql.js';
+import { checkSsh } from './step-configs/ssh.js';
 
 /** One problem of a step's config: the field (relative to the step, e.g. `config.bucket` or `command`) and why. */
 export interface ConfigProblem {
@@ -31,6 +34,10 @@ export const CONFIG_CHECKS: Partial<Record<StepType, ConfigCheck>> = {
   http: checkHttp,
   jq: checkJq,
   mail: checkMail,
+  ssh: checkSsh,
+  redis: checkRedis,
+  postgres: checkPostgres,
+  sqlite: checkSqlite,
 };
 
 /** Adds the config problems of every step and handler of the DAG. */

@@ -2,7 +2,7 @@
 import type { ChatMessage, StepDefinition } from './types.js';
 import type { Problems } from './errors.js';
 import { at } from './errors.js';
-import { parseContainer, parseLlm, parseRedis, parseSsh } from './blocks.js';
+import { parseContainer, parseLlm, parseSsh } from './blocks.js';
 import { checkStepMounts, parseKubernetes } from './kubernetes.js';
 import { stepIdProblem } from './names.js';
 import { parseEnv, parseShell } from './params.js';
@@ -76,7 +76,6 @@ function typeSpecific(step: StepDefinition, raw: Obj, path: string, problems: Pr
   const cfgPath = at(path, raw.executor !== undefined ? 'executor.config' : 'config');
   if (step.type === 'hitl') checkHitlConfig(step.config, cfgPath, problems);
   if (step.type === 'ssh') step.ssh = stepSsh(step.config, cfgPath, problems);
-  if (step.type === 'redis') parseRedis(step.config, cfgPath, problems);
   if (step.type === 'chat' && step.messages.length === 0) problems.add(at(path, 'messages'), 'is required for chat steps');
   if (step.parallel && step.type !== 'dag') problems.add(at(path, 'parallel'), 'is only supported for steps that call a sub-DAG');
 }

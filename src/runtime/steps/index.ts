@@ -14,6 +14,10 @@ const LOADERS: Partial<Record<StepType, Load>> = {
   http: async () => (await import('./http.js')).runHttp,
   jq: async () => (await import('./jq.js')).runJq,
   mail: async () => (await import('./mail.js')).runMail,
+  ssh: async () => (await import('./ssh.js')).runSsh,
+  redis: async () => (await import('./redis/index.js')).runRedis,
+  postgres: async () => (await import('./sql/postgres.js')).runPostgres,
+  sqlite: async () => (await import('./sql/sqlite.js')).runSqlite,
 };
 
 function lazy(load: Load): StepRunner {
