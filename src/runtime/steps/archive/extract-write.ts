@@ -6,13 +6,13 @@
  * exists is replaced only with `overwrite`.
  */
 import { createWriteStream } from 'node:fs';
-import { link, lstat, mkdir, realpath, rm, symlink, unlink, utimes } from 'node:fs/promises';
+import { link, lstat, realpath, rm, symlink, unlink, utimes } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { StepError } from '../runner.js';
 import { entrySegments, outside } from './entry-path.js';
 import type { ArchiveEntry } from './entry.js';
-import { fsReason, isWithin } from './fs-safe.js';
+import { ensureDirsWithin, fsReason, isWithin, PathBlocked } from './fs-safe.js';
 
 export interface Destination {
   /** The destination directory's real path. */
@@ -24,22 +24,15 @@ export interface Destination {
   checked: Set<string>;
 }
 
-/** Makes (or checks) each directory of `segments` under the root; returns the last one's path. */
+/** ensureDirsWithin, with a blocked path reported against the entry. */
 async function ensureDirs(d: Destination, segments: string[], entry: string): Promise<string> {
-  let dir = d.root;
-  for (const seg of segments) {
-    dir = join(dir, seg);
-    if (d.checked.has(dir)) continue;
-    const st = await lstat(dir).catch(() => undefined);
-    if (!st) await mkdir(dir).catch((e: NodeJS.ErrnoException) => { if (e.code !== 'EEXIST') throw e; });
-    else if (st.isSymbolicLink()) {
-      if (!isWithin(d.root, await realpath(dir))) throw outside(entry, `"${seg}" on its path is a symlink that leads out`);
-    } else if (!st.isDirectory()) {
-      throw new StepError(`archive step: cannot extract "${entry}": ${segments.join('/')} is in the way (not a directory)`);
-    }
-    d.checked.add(dir);
+  try {
+    return await ensureDirsWithin(d.root, segments, d.checked);
+  } catch (e) {
+    if (!(e instanceof PathBlocked)) throw e;
+    if (e.reason === 'symlink') throw outside(entry, e.message);
+    throw new StepError(`archive step: cannot extract "${entry}": ${e.message}`);
   }
-  return dir;
 }
 
 /** Clears the way for a new file or link: refused without overwrite, a directory is never replaced. */
