@@ -74,11 +74,12 @@ steps:
 `);
     const id = await start(srv, 'worldly');
     const run = await finished(srv, 'worldly', id, 180_000);
-    const node = (n: string) => run.nodes.find((x: any) => x.step.name === n);
-    expect({ status: run.statusLabel, errors: run.nodes.map((n: any) => n.error).filter(Boolean) }).toEqual({ status: 'succeeded', errors: [] });
+    const nodes = run.nodes as { step: { name: string }; error: string; output?: string }[];
+    const node = (n: string) => nodes.find((x) => x.step.name === n)!;
+    expect({ status: run.statusLabel, errors: nodes.map((n) => n.error).filter(Boolean) }).toEqual({ status: 'succeeded', errors: [] });
     expect(node('cache-get').output).toBe('remote-ok');
-    expect(JSON.parse(node('query').output)).toEqual({ shout: 'REMOTE-OK', answer: 42 });
-    expect(JSON.parse(node('local').output)).toEqual({ v: 'REMOTE-OK' });
+    expect(JSON.parse(node('query').output!)).toEqual({ shout: 'REMOTE-OK', answer: 42 });
+    expect(JSON.parse(node('local').output!)).toEqual({ v: 'REMOTE-OK' });
     const mails = await smtp.waitFor(2, 30_000);
     const step = mails.find((m) => m.to.includes('dev@example.com'))!;
     expect(step).toMatchObject({ subject: 'answer 42' });
