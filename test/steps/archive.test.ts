@@ -97,6 +97,21 @@ describe('archive steps: round trips', () => {
     expect(tree(join(w, 'x'))).toEqual(['a.txt', 'sub', 'sub/c.txt']);
   });
 
+  test('names starting with "@" are files like any other; a filter that matches nothing makes an empty archive', async () => {
+    const w = workDir();
+    writeFileSync(join(w, '@notes.txt'), 'at');
+    const r = await steps(w, [
+      step('at', 'create', { source: '@notes.txt', destination: 'at.tar' }),
+      step('none', 'create', { source: 'data', destination: 'none.tgz', include: ['**/*.nothing'] }),
+      step('list', 'list', { source: 'at.tar' }, '    depends: at\n'),
+      step('empty', 'list', { source: 'none.tgz' }, '    depends: none\n'),
+    ].join(''));
+    expect(r.run.status.run.nodes.map((x) => x.error ?? '')).toEqual(['', '', '', '']);
+    expect(r.status).toBe('succeeded');
+    expect(((await json(r, 'list')).files as { path: string }[]).map((f) => f.path)).toEqual(['@notes.txt']);
+    expect(await json(r, 'empty')).toMatchObject({ totalFiles: 0, files: [] });
+  });
+
   test('a single file; extract defaults to the working directory; a second extract needs overwrite', async () => {
     const w = workDir();
     writeFileSync(join(w, 'one.txt'), 'one');

@@ -59,8 +59,15 @@ export async function* readTar(path: string, signal: AbortSignal): AsyncGenerato
     wake();
     unblock();
   };
+  let sawEof = false;
   parser.on('entry', (e: ReadEntry) => { queue.push(e); wake(); });
-  parser.on('error', fail);
+  parser.on('eof', () => { sawEof = true; });
+  parser.on('error', (e: Error & { code?: string }) => {
+    // node-tar calls an archive with no entry "unrecognized" even when it ends properly (two zero
+    // blocks): that is an empty archive, as tar(1) writes one.
+    if (sawEof && e.code === 'TAR_BAD_ARCHIVE' && /unrecognized/i.test(e.message)) return;
+    fail(e);
+  });
   parser.on('end', () => { ended = true; wake(); });
   const state: Feed = {
     failed: () => failure !== undefined,

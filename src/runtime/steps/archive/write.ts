@@ -5,7 +5,7 @@
  */
 import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
-import { create as tarCreate } from 'tar';
+import { Pack } from 'tar';
 import yazl from 'yazl';
 import type { Format } from './format.js';
 import type { SourceItem } from './walk.js';
@@ -14,8 +14,12 @@ const S_IFREG = 0o100000;
 const S_IFDIR = 0o040000;
 const S_IFLNK = 0o120000;
 
-function tarStream(items: SourceItem[], cwd: string, gzip: boolean): Readable | AsyncIterable<Buffer> {
-  return tarCreate({ cwd, gzip, portable: true, noDirRecurse: true, follow: false }, items.map((i) => i.name));
+/** A Pack fed directly (not tar.create, which reads a name starting with "@" as another archive to copy in). */
+function tarStream(items: SourceItem[], cwd: string, gzip: boolean): AsyncIterable<Buffer> {
+  const pack = new Pack({ cwd, gzip, portable: true, noDirRecurse: true, follow: false });
+  for (const it of items) pack.add(it.name);
+  pack.end();
+  return pack;
 }
 
 function zipStream(items: SourceItem[]): Readable {
