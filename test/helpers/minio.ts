@@ -3,10 +3,10 @@
  * names), started on 127.0.0.1 on a free port with a temp data directory and throwaway root
  * credentials, and stopped (its directory removed) by stop(). Nothing listens beyond loopback.
  */
+import { describeWith, freePort } from './needs.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,17 +33,7 @@ export function minioSkipReason(): string | undefined {
 
 /** describe() for tests that need MinIO. Without it: under CI=true the suite fails; elsewhere it is skipped loudly. */
 export function describeMinio(name: string, fn: () => void): void {
-  const reason = minioSkipReason();
-  if (!reason) return describe(name, fn);
-  if (process.env.CI === 'true') {
-    return describe(name, () => {
-      test('MinIO available', () => {
-        throw new Error(`CI: ${reason}`);
-      });
-    });
-  }
-  process.stderr.write(`\n!!! SKIPPING "${name}": ${reason}\n`);
-  describe.skip(name, fn);
+  describeWith('MinIO', minioSkipReason(), name, fn);
 }
 
 export interface MinioServer {
@@ -56,16 +46,6 @@ export interface MinioServer {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

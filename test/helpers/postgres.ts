@@ -6,10 +6,10 @@
  * initdb and postgres refuse to run as root: as root they run as the `postgres` system user, which
  * then owns the temp directory. Nothing listens beyond loopback.
  */
+import { describeWith, freePort } from './needs.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -46,17 +46,7 @@ export function postgresSkipReason(): string | undefined {
 
 /** describe() for tests that need PostgreSQL. Without it: under CI=true the suite fails; elsewhere it is skipped loudly. */
 export function describePostgres(name: string, fn: () => void): void {
-  const reason = postgresSkipReason();
-  if (!reason) return describe(name, fn);
-  if (process.env.CI === 'true') {
-    return describe(name, () => {
-      test('PostgreSQL available', () => {
-        throw new Error(`CI: ${reason}`);
-      });
-    });
-  }
-  process.stderr.write(`\n!!! SKIPPING "${name}": ${reason}\n`);
-  describe.skip(name, fn);
+  describeWith('PostgreSQL', postgresSkipReason(), name, fn);
 }
 
 export interface PostgresServer {
@@ -74,16 +64,6 @@ export interface PostgresServer {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

@@ -4,9 +4,9 @@
  * replica and sentinels) and a small cluster of three masters. All listen on 127.0.0.1 on free ports,
  * keep their files in a temp directory, persist nothing, and are stopped (directory removed) by stop().
  */
+import { describeWith, freePort } from './needs.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -23,29 +23,9 @@ export function redisSkipReason(): string | undefined {
 
 /** describe() for tests that need redis-server. Without it: under CI=true the suite fails; elsewhere it is skipped loudly. */
 export function describeRedis(name: string, fn: () => void): void {
-  const reason = redisSkipReason();
-  if (!reason) return describe(name, fn);
-  if (process.env.CI === 'true') {
-    return describe(name, () => {
-      test('redis-server available', () => {
-        throw new Error(`CI: ${reason}`);
-      });
-    });
-  }
-  process.stderr.write(`\n!!! SKIPPING "${name}": ${reason}\n`);
-  describe.skip(name, fn);
+  describeWith('redis-server', redisSkipReason(), name, fn);
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -258,3 +238,4 @@ async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 
 async function stopAll(nodes: RedisNode[]): Promise<void> {
   await Promise.all(nodes.map((n) => n.stop()));
 }
+

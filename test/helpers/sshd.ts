@@ -5,10 +5,10 @@
  * with a fresh random password when the tests run as root). Stopped, its directory removed, by stop().
  * Nothing listens beyond loopback; no system sshd is touched.
  */
+import { describeWith, freePort } from './needs.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
@@ -30,16 +30,7 @@ export function passwordSkipReason(): string | undefined {
 
 /** describe() for tests that need sshd (or `reason` of their own). Under CI=true a missing server fails; elsewhere it skips loudly. */
 export function describeSshd(name: string, fn: () => void, reason = sshdSkipReason()): void {
-  if (!reason) return describe(name, fn);
-  if (process.env.CI === 'true') {
-    return describe(name, () => {
-      test('sshd available', () => {
-        throw new Error(`CI: ${reason}`);
-      });
-    });
-  }
-  process.stderr.write(`\n!!! SKIPPING "${name}": ${reason}\n`);
-  describe.skip(name, fn);
+  describeWith('sshd', reason, name, fn);
 }
 
 export interface SshdServer {
@@ -61,16 +52,6 @@ export interface SshdServer {
   stop(): Promise<void>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** Generates an unencrypted key pair; returns the private key file (the public one is `<file>.pub`). */
 export function keygen(file: string, type: 'ed25519' | 'rsa' | 'ecdsa' = 'ed25519'): string {
@@ -196,3 +177,4 @@ async function startOnce(dir: string, port: number, p: ReturnType<typeof prepare
     stop: async () => { await stopProcess(proc); cleanup(); },
   };
 }
+

@@ -9,7 +9,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runRedis } from '../../src/runtime/steps/redis/index.js';
-import { describeRedis, freePort, startCluster, startRedis, startSentinels, type RedisCluster, type RedisNode, type SentinelSetup } from '../helpers/redis.js';
+import { freePort } from '../helpers/needs.js';
+import { describeRedis, startCluster, startRedis, startSentinels, type RedisCluster, type RedisNode, type SentinelSetup } from '../helpers/redis.js';
 import { runSteps, type StepsOptions } from '../helpers/steps.js';
 
 const runners = { redis: runRedis };

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecRequest } from '../../src/core/ports/executor.js';
 import { runSsh } from '../../src/runtime/steps/ssh.js';
-import { describeSshd, freePort, passwordSkipReason, startSshd, type SshdServer } from '../helpers/sshd.js';
+import { freePort } from '../helpers/needs.js';
+import { describeSshd, passwordSkipReason, startSshd, type SshdServer } from '../helpers/sshd.js';
 import { runSteps, type StepsOptions } from '../helpers/steps.js';
 
 const runners = { ssh: runSsh };
