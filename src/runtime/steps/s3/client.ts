@@ -5,7 +5,8 @@
  * metadata). Region: the config's, else AWS_REGION or AWS_DEFAULT_REGION of the step, else us-east-1
  * (S3-compatible servers mostly ignore it). Timeouts and retries are bounded so an unreachable or silent
  * endpoint fails the step rather than hanging it: a connection must open within `connectMs`, a socket
- * may stay silent `idleMs` at most, and a request is tried `attempts` times (with the SDK's backoff).
+ * may stay silent `idleMs` at most, and a request is tried `attempts` times (with the SDK's backoff;
+ * a request whose body is a file stream is not retried by the SDK: the step's retryPolicy is).
  */
 import { S3Client } from '@aws-sdk/client-s3';
 import type { Connection } from './settings.js';
@@ -26,6 +27,9 @@ function credentials(c: Connection, env: Record<string, string>): S3Client['conf
   return async () => ({ accessKeyId: id, secretAccessKey: secret, ...(token ? { sessionToken: token } : {}) });
 }
 
+/** The SDK would warn on the service's console (a failed streamed upload); the step reports its errors itself. */
+const quiet = { trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
 export function s3Client(c: Connection, env: Record<string, string>, limits: Limits): S3Client {
   const creds = credentials(c, env);
   return new S3Client({
@@ -34,6 +38,7 @@ export function s3Client(c: Connection, env: Record<string, string>, limits: Lim
     forcePathStyle: c.forcePathStyle,
     ...(creds ? { credentials: creds } : {}),
     maxAttempts: limits.attempts,
+    logger: quiet,
     // Checksums only where S3 requires them: many S3-compatible servers reject the SDK's default
     // trailing checksums on streamed uploads.
     requestChecksumCalculation: 'WHEN_REQUIRED',
