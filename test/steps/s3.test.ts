@@ -213,12 +213,13 @@ ${step('dag', 'list', {})}${step('own', 'list', { bucket: other })}`);
     const r = await run(`${head(b)}${step('nobucket', 'list', { bucket: 'no-such-bucket-here' })}${
       step('nokey', 'download', { key: 'missing.txt', destination: `${w}/m.txt` })}${
       step('nosource', 'upload', { source: `${w}/nope.txt`, key: 'x' })}${step('dir', 'upload', { source: `${w}/dir`, key: 'x' })}${
-      step('verb', 'copy', {})}`);
+      step('verb', '${VERB}', {}, '    env:\n      - VERB: copy\n')}`);
     expect(r.node('nobucket').error).toBe('s3 step: list s3://no-such-bucket-here/: no such bucket');
     expect(r.node('nokey').error).toBe(`s3 step: download s3://${b}/missing.txt: no such key`);
     expect(readdirSync(w)).toEqual(['dir']);
     expect(r.node('nosource').error).toBe(`s3 step: source ${w}/nope.txt does not exist`);
     expect(r.node('dir').error).toBe(`s3 step: source ${w}/dir is a directory: set recursive: true to upload the tree under it`);
+    // (Written literally, a bad command is refused when the DAG loads: step-configs/s3.ts.)
     expect(r.node('verb').error).toBe('s3 step: command must be one of upload, download, list, delete (got "copy")');
     // A secret never reaches the run record or the logs; a key written in the DAG file itself is part of the
     // stored definition, but never of what the steps write.

@@ -7,9 +7,11 @@
 import { at, idx, stepLabel, type Problems } from './errors.js';
 import { effectiveConfig } from './step-config.js';
 import type { DagDefinition, StepDefinition, StepType } from './types.js';
+import { checkArchive } from './step-configs/archive.js';
 import { checkMail } from './step-configs/mail.js';
 import { checkRedis } from './step-configs/redis.js';
 import { checkPostgres, checkSqlite } from './step-configs/sql.js';
+import { checkS3 } from './step-configs/s3.js';
 import { checkSsh } from './step-configs/ssh.js';
 
 /** One problem of a step's config: the field (relative to the step, e.g. `config.bucket` or `command`) and why. */
@@ -38,6 +40,8 @@ export const CONFIG_CHECKS: Partial<Record<StepType, ConfigCheck>> = {
   redis: checkRedis,
   postgres: checkPostgres,
   sqlite: checkSqlite,
+  s3: checkS3,
+  archive: checkArchive,
 };
 
 /** Adds the config problems of every step and handler of the DAG. */

@@ -18,6 +18,8 @@ const LOADERS: Partial<Record<StepType, Load>> = {
   redis: async () => (await import('./redis/index.js')).runRedis,
   postgres: async () => (await import('./sql/postgres.js')).runPostgres,
   sqlite: async () => (await import('./sql/sqlite.js')).runSqlite,
+  s3: async () => (await import('./s3/index.js')).runS3,
+  archive: async () => (await import('./archive/index.js')).runArchive,
 };
 
 function lazy(load: Load): StepRunner {
