@@ -19,7 +19,11 @@ export async function runStepInPod(io: { out(text: string): void; err(text: stri
     io.err(`svc run-step: ${parsed}\n`);
     return 2;
   }
-  const runner = STEP_RUNNERS[parsed.step.type]!;
+  const runner = STEP_RUNNERS[parsed.step.type];
+  if (!runner) {
+    io.err(`svc run-step: this build of svc has no ${parsed.step.type} steps\n`);
+    return 2;
+  }
   const running = startInProcess(runner, execRequest(parsed), async (stream, text) => (stream === 'stdout' ? io.out(text) : io.err(text)));
   for (const s of STOP_SIGNALS) process.once(s, () => running.signal(s));
   const result = await running.result;

@@ -13,8 +13,10 @@ import { startSshd, sshdSkipReason, type SshdServer } from '../helpers/sshd.js';
 import { redisSkipReason, startRedis, type RedisNode } from '../helpers/redis.js';
 import { postgresSkipReason, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { startSmtp, type SmtpTestServer } from '../helpers/smtp.js';
+import { minioSkipReason, startMinio, type MinioServer } from '../helpers/minio.js';
+import { readFileSync } from 'node:fs';
 
-const missing = [sshdSkipReason(), redisSkipReason(), postgresSkipReason()].filter((r): r is string => r !== undefined);
+const missing = [sshdSkipReason(), redisSkipReason(), postgresSkipReason(), minioSkipReason()].filter((r): r is string => r !== undefined);
 const describeServers = missing.length === 0 || process.env.CI === 'true' ? describeCluster : (name: string) => describe.skip(`${name} (skipped: ${missing.join('; ')})`, () => undefined);
 
 describeServers('step types as svc run-step Pods', () => {
@@ -24,14 +26,16 @@ describeServers('step types as svc run-step Pods', () => {
   let redis: RedisNode;
   let pg: PostgresServer;
   let smtp: SmtpTestServer;
+  let minio: MinioServer;
   beforeAll(async () => {
-    [sshd, redis, pg, smtp] = await Promise.all([startSshd(), startRedis(), startPostgres(), startSmtp()]);
+    [sshd, redis, pg, smtp, minio] = await Promise.all([startSshd(), startRedis(), startPostgres(), startSmtp(), startMinio()]);
     writeFileSync(join(dir, 'pgpass'), `${pg.password}\n`);
+    writeFileSync(join(dir, 's3key'), `${minio.credentials.secretAccessKey}\n`);
     await srv.start();
   }, 120_000);
   afterAll(async () => {
     await srv.stop();
-    await Promise.all([sshd?.stop(), redis?.stop(), pg?.stop(), smtp?.stop()]);
+    await Promise.all([sshd?.stop(), redis?.stop(), pg?.stop(), smtp?.stop(), minio?.stop()]);
   });
 
   test('ssh, redis, postgres, sqlite and mail steps pass outputs along; the operator mails the result', async () => {
@@ -91,5 +95,25 @@ steps:
       expect(pod.spec.containers[0].command.at(-1)).toBe('[["svc","run-step"]]');
     }
     expect(JSON.stringify(pods)).not.toContain(pg.password);
+  });
+
+  test('the archive and s3 examples: files packed, listed, unpacked; uploaded, listed, downloaded, deleted', async () => {
+    const example = (f: string) => readFileSync(join('examples', 'steps', f), 'utf8');
+    srv.dag('archive', example('archive.yaml'));
+    const a = await start(srv, 'archive', { params: `WORK=${join(dir, 'archive')}` });
+    const ar = await finished(srv, 'archive-example', a, 180_000);
+    expect({ status: ar.statusLabel, errors: (ar.nodes as { error: string }[]).map((n) => n.error).filter(Boolean) }).toEqual({ status: 'succeeded', errors: [] });
+    expect(readFileSync(join(dir, 'archive', 'restored', '2024', 'summary.txt'), 'utf8')).toBe('total: 42\n');
+    // The example's keys come from the server's environment; the operator's secrets come from files here.
+    await minio.createBucket('kube-example');
+    srv.dag('s3', example('s3.yaml')
+      .replace(/provider: env\n    key: SVC_S3_ACCESS_KEY/, `provider: file\n    key: ${join(dir, 's3id')}`)
+      .replace(/provider: env\n    key: SVC_S3_SECRET_KEY/, `provider: file\n    key: ${join(dir, 's3key')}`));
+    writeFileSync(join(dir, 's3id'), `${minio.credentials.accessKeyId}\n`);
+    const b = await start(srv, 's3', { params: `ENDPOINT=${minio.endpoint} BUCKET=kube-example WORK=${join(dir, 's3')}` });
+    const br = await finished(srv, 's3-example', b, 180_000);
+    const nodes = br.nodes as { step: { name: string }; error: string }[];
+    expect({ status: br.statusLabel, errors: nodes.map((n) => n.error).filter(Boolean) }).toEqual({ status: 'succeeded', errors: [] });
+    expect(readFileSync(join(dir, 's3', 'copy.txt'), 'utf8')).toBe('total: 42\n');
   });
 });
