@@ -2,6 +2,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import importPlugin from 'eslint-plugin-import';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 const zone = (target, from, message) => ({ target: `./src/${target}`, from: from.map((f) => `./src/${f}`), message });
 const all = ['core', 'engine', 'runtime', 'adapters', 'operator', 'api', 'auth', 'observability', 'config', 'cli', 'ui', 'main'];
@@ -13,6 +14,7 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     files: ['src/**/*.ts'],
+    ignores: ['src/ui/**'],
     plugins: { import: importPlugin },
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     settings: {
@@ -69,6 +71,31 @@ export default tseslint.config(
         { object: 'Math', property: 'random', message: 'the engine uses no randomness: use deps.ids' },
         { object: 'performance', property: 'now', message: 'the engine reads no clock: use deps.clock' }],
       'no-restricted-syntax': ['error', { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'the engine reads no clock: new Date(deps.clock.now())' }],
+    },
+  },
+  {
+    // The web UI: a browser bundle with its own tsconfig (src/ui/tsconfig.json); the same budgets, and
+    // React's rules of hooks. It talks to the server only over HTTP: it imports nothing of svc outside src/ui.
+    files: ['src/ui/**/*.{ts,tsx}'],
+    plugins: { import: importPlugin, 'react-hooks': reactHooks },
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    settings: {
+      'import/resolver': { typescript: { project: './src/ui/tsconfig.json' } },
+      'import/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import/extensions': ['.ts', '.tsx'],
+    },
+    rules: {
+      ...reactHooks.configs.flat['recommended-latest'].rules,
+      'react-hooks/exhaustive-deps': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'import/no-cycle': ['error', { maxDepth: 10 }],
+      complexity: ['error', 25],
+      'max-depth': ['error', 5],
+      'max-params': ['error', 6],
+      'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
+      '@typescript-eslint/no-floating-promises': 'error',
+      'import/no-restricted-paths': ['error', { zones: [zone('ui', except('ui'), 'the UI reaches the server over HTTP only')] }],
     },
   },
 );

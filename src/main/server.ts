@@ -20,6 +20,7 @@ import { RunEvents, type AreaParts, type ServerBase } from './server/base.js';
 import { wireDags } from './server/dags.js';
 import { wireRuns } from './server/runs.js';
 import { wireSystem } from './server/system.js';
+import { uiRouter } from './server/ui.js';
 
 export interface RunningServer {
   url: string;
@@ -62,7 +63,9 @@ async function startOn(backend: Backend, events: RunEvents, config: Readonly<Con
   const system = await wireSystem(base, dags, runs, auth);
   const areas: AreaParts[] = [auth, dags, runs, system];
   const app = createApp({
-    log, routers: areas.flatMap((a) => a.routers), before: areas.flatMap((a) => a.before ?? []), rootRouters: areas.flatMap((a) => a.rootRouters ?? []),
+    log, routers: areas.flatMap((a) => a.routers), before: areas.flatMap((a) => a.before ?? []),
+    // The web UI last: every other root route (OIDC callback, /api/v1) answers first.
+    rootRouters: [...areas.flatMap((a) => a.rootRouters ?? []), uiRouter()],
   });
   const server = await listen(app, config.host, config.port);
   const stopHttp = () => closeHttp(server);

@@ -1,0 +1,97 @@
+/**
+ * The queries and mutations of the pages, with their cache keys. Keys nest so one invalidation reaches a
+ * run and everything under it (its step logs): ['run', name, id, 'log', step, stream].
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, must, orNull } from './client';
+import type { DagDetail, DagRunDetail } from './types';
+
+/** The DAG list asks for one large page; paging and virtual rows come with big installations. */
+export const DAG_PAGE_SIZE = 1000;
+/** Lines of a step log shown: its tail. */
+export const LOG_TAIL = 2000;
+
+export const keys = {
+  dags: ['dags'] as const,
+  dag: (fileName: string) => ['dag', fileName] as const,
+  latest: (fileName: string) => ['dag', fileName, 'latest'] as const,
+  run: (name: string, id: string) => ['run', name, id] as const,
+  log: (name: string, id: string, step: string, stream: 'stdout' | 'stderr') => ['run', name, id, 'log', step, stream] as const,
+};
+
+export function useDags() {
+  return useQuery({
+    queryKey: keys.dags,
+    queryFn: ({ signal }) => must(api.GET('/dags', { params: { query: { perPage: DAG_PAGE_SIZE } }, signal })),
+  });
+}
+
+export function useDag(fileName: string) {
+  return useQuery({
+    queryKey: keys.dag(fileName),
+    queryFn: async ({ signal }) => (await must(api.GET('/dags/{fileName}', { params: { path: { fileName } }, signal }))) as DagDetail,
+  });
+}
+
+/** The DAG's latest run with its nodes, or null when it has none. */
+export function useLatestRun(fileName: string) {
+  return useQuery({
+    queryKey: keys.latest(fileName),
+    queryFn: async ({ signal }): Promise<DagRunDetail | null> =>
+      (await orNull(api.GET('/dags/{fileName}/dag-runs/{dagRunId}', { params: { path: { fileName, dagRunId: 'latest' } }, signal })))?.dagRun ?? null,
+  });
+}
+
+export function useRun(name: string, dagRunId: string) {
+  return useQuery({
+    queryKey: keys.run(name, dagRunId),
+    queryFn: async ({ signal }) => (await must(api.GET('/dag-runs/{name}/{dagRunId}', { params: { path: { name, dagRunId } }, signal }))).dagRun,
+  });
+}
+
+export function useStepLog(name: string, dagRunId: string, stepName: string, stream: 'stdout' | 'stderr') {
+  return useQuery({
+    queryKey: keys.log(name, dagRunId, stepName, stream),
+    queryFn: ({ signal }) => must(api.GET('/dag-runs/{name}/{dagRunId}/steps/{stepName}/log', {
+      params: { path: { name, dagRunId, stepName }, query: { stream, tail: LOG_TAIL } }, signal,
+    })),
+  });
+}
+
+export function useSuspend() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ fileName, suspend }: { fileName: string; suspend: boolean }) =>
+      must(api.POST('/dags/{fileName}/suspend', { params: { path: { fileName } }, body: { suspend } })),
+    onSettled: (_d, _e, v) => Promise.all([qc.invalidateQueries({ queryKey: keys.dags }), qc.invalidateQueries({ queryKey: keys.dag(v.fileName) })]),
+  });
+}
+
+export interface StartInput {
+  fileName: string;
+  params?: string;
+  dagRunId?: string;
+}
+
+export function useStart() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ fileName, ...body }: StartInput) => must(api.POST('/dags/{fileName}/start', { params: { path: { fileName } }, body })),
+    onSuccess: (_d, v) => Promise.all([qc.invalidateQueries({ queryKey: keys.dag(v.fileName) }), qc.invalidateQueries({ queryKey: keys.dags })]),
+  });
+}
+
+export function useStop() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ name, dagRunId }: { name: string; dagRunId: string }) =>
+      must(api.POST('/dag-runs/{name}/{dagRunId}/stop', { params: { path: { name, dagRunId } } })),
+    onSettled: () => Promise.all([qc.invalidateQueries({ queryKey: ['run'] }), qc.invalidateQueries({ queryKey: ['dag'] }), qc.invalidateQueries({ queryKey: keys.dags })]),
+  });
+}
+
+export function useLogin() {
+  return useMutation({
+    mutationFn: (body: { username: string; password: string }) => must(api.POST('/auth/login', { body })),
+  });
+}

@@ -1,0 +1,33 @@
+/** The routes of the UI; the login page replaces them all while the server asks for credentials. */
+import { Link, Navigate, Route, Routes } from 'react-router';
+import { LoginPage } from './auth/login-page';
+import { useSession } from './auth/session';
+import { Layout } from './components/layout';
+import { DagPage } from './pages/dag-page';
+import { DagsPage } from './pages/dags-page';
+import { RunPage } from './pages/run-page';
+
+export function App() {
+  const { needLogin } = useSession();
+  if (needLogin) return <LoginPage />;
+  return (
+    <Routes>
+      <Route element={<Layout />}>
+        <Route index element={<Navigate to="/dags" replace />} />
+        <Route path="dags" element={<DagsPage />} />
+        <Route path="dags/:fileName" element={<DagPage />} />
+        <Route path="dag-runs/:name/:dagRunId" element={<RunPage />} />
+        <Route path="*" element={<NotFound />} />
+      </Route>
+    </Routes>
+  );
+}
+
+function NotFound() {
+  return (
+    <>
+      <h1>Not found</h1>
+      <p>There is no page here. <Link to="/dags">Go to the DAGs.</Link></p>
+    </>
+  );
+}

@@ -1,0 +1,53 @@
+/**
+ * The login page of builtin authentication (POST /auth/login): shown in place of every page while the
+ * server answers 401. The token it gets is kept by the session and sent with every API call.
+ */
+import { useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { ApiError } from '../api/client';
+import { useLogin } from '../api/queries';
+import { useTitle } from '../lib/hooks';
+import { session } from './session';
+
+function loginError(e: unknown): string {
+  if (!(e instanceof ApiError)) return String(e);
+  if (e.status === 401) return 'Wrong username or password.';
+  if (e.status === 429) return 'Too many failed attempts: wait a little, then try again.';
+  if (e.status === 404) return 'This server has no builtin login (authentication mode is not builtin): use an API token.';
+  return e.message;
+}
+
+export function LoginPage() {
+  useTitle('Log in');
+  const qc = useQueryClient();
+  const login = useLogin();
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    login.mutate({ username, password }, {
+      onSuccess: (r) => {
+        session.loggedIn(r.token, r.user);
+        void qc.resetQueries();
+      },
+    });
+  };
+  return (
+    <main className="login" id="main">
+      <form className="form login-form" onSubmit={submit} aria-labelledby="login-title">
+        <h1 id="login-title">svc</h1>
+        <p className="muted">Log in to continue.</p>
+        <label className="field">
+          <span>Username</span>
+          <input name="username" autoComplete="username" required autoFocus value={username} onChange={(e) => setUsername(e.target.value)} />
+        </label>
+        <label className="field">
+          <span>Password</span>
+          <input name="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+        </label>
+        {login.isError ? <div className="error-box" role="alert">{loginError(login.error)}</div> : null}
+        <button type="submit" className="primary" disabled={login.isPending}>{login.isPending ? 'Logging in…' : 'Log in'}</button>
+      </form>
+    </main>
+  );
+}

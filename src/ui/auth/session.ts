@@ -1,0 +1,78 @@
+/**
+ * The browser's session: the bearer token from POST /auth/login (kept in localStorage so a reload keeps
+ * it) and whether the server has asked for credentials (an API answer 401). Components read it through
+ * useSession(); the API client reads the token and reports a 401 here.
+ */
+import { useSyncExternalStore } from 'react';
+import type { Role } from '../api/types';
+
+export interface SessionUser {
+  id: string;
+  username: string;
+  role: Role;
+}
+
+export interface SessionState {
+  token: string | undefined;
+  user: SessionUser | undefined;
+  /** The server answered 401: the login page is shown until a login succeeds. */
+  needLogin: boolean;
+}
+
+const TOKEN_KEY = 'svc.token';
+const USER_KEY = 'svc.user';
+
+function read(key: string): string | undefined {
+  try { return localStorage.getItem(key) ?? undefined; } catch { return undefined; }
+}
+
+function write(key: string, value: string | undefined): void {
+  try {
+    if (value === undefined) localStorage.removeItem(key);
+    else localStorage.setItem(key, value);
+  } catch { /* storage off: the session lasts as long as the page */ }
+}
+
+function readUser(): SessionUser | undefined {
+  try { return JSON.parse(read(USER_KEY) ?? 'null') as SessionUser | null ?? undefined; } catch { return undefined; }
+}
+
+class Session {
+  private state: SessionState = { token: read(TOKEN_KEY), user: readUser(), needLogin: false };
+  private readonly listeners = new Set<() => void>();
+
+  readonly subscribe = (fn: () => void): (() => void) => {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  };
+
+  readonly snapshot = (): SessionState => this.state;
+
+  token(): string | undefined {
+    return this.state.token;
+  }
+
+  loggedIn(token: string, user: SessionUser): void {
+    write(TOKEN_KEY, token);
+    write(USER_KEY, JSON.stringify(user));
+    this.set({ token, user, needLogin: false });
+  }
+
+  /** Forget the token; `needLogin` shows the login page at once (a 401), else on the next 401. */
+  loggedOut(needLogin: boolean): void {
+    write(TOKEN_KEY, undefined);
+    write(USER_KEY, undefined);
+    this.set({ token: undefined, user: undefined, needLogin });
+  }
+
+  private set(next: SessionState): void {
+    this.state = next;
+    for (const fn of this.listeners) fn();
+  }
+}
+
+export const session = new Session();
+
+export function useSession(): SessionState {
+  return useSyncExternalStore(session.subscribe, session.snapshot);
+}

@@ -1,0 +1,33 @@
+/** The frame of every page: a skip link, the sidebar's navigation, the page in <main>. */
+import { useQueryClient } from '@tanstack/react-query';
+import { NavLink, Outlet } from 'react-router';
+import { session, useSession } from '../auth/session';
+
+export function Layout() {
+  const { user } = useSession();
+  const qc = useQueryClient();
+  const logout = () => {
+    session.loggedOut(false);
+    void qc.resetQueries();
+  };
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">Skip to content</a>
+      <nav className="sidebar" aria-label="Main">
+        <NavLink to="/" className="brand" aria-label="svc home">svc</NavLink>
+        <ul>
+          <li><NavLink to="/dags">DAGs</NavLink></li>
+        </ul>
+        {user ? (
+          <div className="sidebar-user">
+            <span className="muted small">{user.username} · {user.role}</span>
+            <button type="button" className="ghost" onClick={logout}>Log out</button>
+          </div>
+        ) : null}
+      </nav>
+      <main id="main" tabIndex={-1}>
+        <Outlet />
+      </main>
+    </div>
+  );
+}

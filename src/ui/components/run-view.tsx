@@ -1,0 +1,55 @@
+/**
+ * A run's body, shared by the DAG page (its latest run) and the run page: the graph coloured by the
+ * run's step statuses, the node table, and the logs of the selected step (`?step=` in the URL, so a
+ * step's logs can be linked).
+ */
+import { useCallback, useMemo } from 'react';
+import { useSearchParams } from 'react-router';
+import { stepFields, type DagRunDetail, type StepFields } from '../api/types';
+import { useNow } from '../lib/hooks';
+import { isActive, type StatusLabel } from '../lib/status';
+import { DagGraph } from './dag-graph';
+import { NodeTable, type NodeRow } from './node-table';
+import { StepLog } from './step-log';
+
+const HANDLERS = ['onInit', 'onSuccess', 'onFailure', 'onAbort', 'onExit', 'onWait'] as const;
+
+export function runRows(run: DagRunDetail): NodeRow[] {
+  const handlers = HANDLERS.flatMap((h) => (run[h] ? [{ node: run[h], handler: true }] : []));
+  return [...run.nodes.map((node) => ({ node })), ...handlers];
+}
+
+export function useSelectedStep(): [string | undefined, (step: string | undefined) => void] {
+  const [params, setParams] = useSearchParams();
+  const select = useCallback((step: string | undefined) => {
+    setParams((p) => {
+      const next = new URLSearchParams(p);
+      if (step === undefined || next.get('step') === step) next.delete('step');
+      else next.set('step', step);
+      return next;
+    }, { replace: true });
+  }, [setParams]);
+  return [params.get('step') ?? undefined, select];
+}
+
+/** `steps`: the graph's steps (default: the run's own); `run`: null before the DAG's first run. */
+export function RunView({ run, steps }: { run: DagRunDetail | null; steps?: readonly StepFields[] }) {
+  const [selected, select] = useSelectedStep();
+  const live = isActive(run?.statusLabel);
+  const now = useNow(live);
+  const graphSteps = useMemo(() => steps ?? run?.nodes.map((n) => stepFields(n.step)) ?? [], [steps, run]);
+  const statuses = useMemo(() => new Map<string, StatusLabel>(run ? runRows(run).map((r) => [r.node.step.name, r.node.statusLabel]) : []), [run]);
+  const rows = run ? runRows(run) : [];
+  const shown = run && selected && rows.some((r) => r.node.step.name === selected) ? selected : undefined;
+  return (
+    <>
+      <DagGraph steps={graphSteps} statuses={statuses} selected={shown} onSelect={select} />
+      {run ? (
+        <>
+          <NodeTable rows={rows} selected={shown} onSelect={select} now={now} />
+          {shown ? <StepLog key={`${run.dagRunId}/${shown}`} name={run.name} dagRunId={run.dagRunId} step={shown} live={live} onClose={() => select(undefined)} /> : null}
+        </>
+      ) : null}
+    </>
+  );
+}

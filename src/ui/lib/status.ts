@@ -1,0 +1,41 @@
+/**
+ * Run and step statuses as the UI shows them: one place for which are active, which are final, and the
+ * tone (colour) of each label. Labels come from the API (SPEC 3.1, 3.2 plus waiting and rejected).
+ */
+import type { components } from '../api/schema.generated';
+
+export type RunStatusLabel = components['schemas']['RunStatusLabel'];
+export type NodeStatusLabel = components['schemas']['NodeStatusLabel'];
+export type StatusLabel = RunStatusLabel | NodeStatusLabel;
+
+/** A run in one of these may still change by itself: keep its page live. */
+const ACTIVE: ReadonlySet<StatusLabel> = new Set(['running', 'queued', 'waiting']);
+
+export function isActive(label: StatusLabel | undefined): boolean {
+  return label !== undefined && ACTIVE.has(label);
+}
+
+/** The colour family of a status; CSS has one class per tone (`tone-ok`...). */
+export type Tone = 'ok' | 'fail' | 'run' | 'wait' | 'idle' | 'skip' | 'warn';
+
+const TONES: Record<StatusLabel, Tone> = {
+  not_started: 'idle',
+  running: 'run',
+  failed: 'fail',
+  aborted: 'warn',
+  succeeded: 'ok',
+  queued: 'wait',
+  partially_succeeded: 'warn',
+  waiting: 'wait',
+  rejected: 'fail',
+  skipped: 'skip',
+};
+
+export function toneOf(label: StatusLabel | undefined): Tone {
+  return label ? TONES[label] : 'idle';
+}
+
+/** "partially_succeeded" -> "partially succeeded". */
+export function labelText(label: StatusLabel | undefined): string {
+  return (label ?? 'not_started').replace(/_/g, ' ');
+}

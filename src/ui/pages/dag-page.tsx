@@ -1,0 +1,71 @@
+/** A DAG: its definition's header, Start and Stop, and its latest run (graph, steps, logs), live. */
+import { useMemo, useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { useLive } from '../api/live';
+import { keys, useDag, useLatestRun, useStop } from '../api/queries';
+import { stepFields, type DagDetail, type DagRunDetail } from '../api/types';
+import { ErrorBox, Loading } from '../components/query-state';
+import { RunView } from '../components/run-view';
+import { RunSummary } from '../components/run-summary';
+import { SuspendToggle } from '../components/suspend-toggle';
+import { useTitle } from '../lib/hooks';
+import { isActive } from '../lib/status';
+import { StartDialog } from './start-dialog';
+
+export function DagPage() {
+  const fileName = useParams().fileName ?? '';
+  // A fresh page per DAG: no state of one DAG's page leaks into the next.
+  return <DagPageOf key={fileName} fileName={fileName} />;
+}
+
+function DagPageOf({ fileName }: { fileName: string }) {
+  useTitle(fileName);
+  const dag = useDag(fileName);
+  const latest = useLatestRun(fileName);
+  const run = latest.data ?? null;
+  // A run just started is live until `latest` is that run (and then while it is active).
+  const [started, setStarted] = useState<string>();
+  useLive(keys.latest(fileName), isActive(run?.statusLabel) || (started !== undefined && run?.dagRunId !== started));
+  if (dag.isPending) return <Loading what={fileName} />;
+  if (dag.isError) return <ErrorBox error={dag.error} what={`DAG ${fileName}`} />;
+  return <DagBody fileName={fileName} detail={dag.data} run={run} runPending={latest.isPending} onStarted={setStarted} />;
+}
+
+function DagBody({ fileName, detail, run, runPending, onStarted }: {
+  fileName: string; detail: DagDetail; run: DagRunDetail | null; runPending: boolean; onStarted: (dagRunId: string) => void;
+}) {
+  const [starting, setStarting] = useState(false);
+  const stop = useStop();
+  const steps = useMemo(() => (detail.dag.steps ?? []).map(stepFields), [detail]);
+  const active = isActive(run?.statusLabel);
+  const d = detail.dag;
+  return (
+    <>
+      <header className="page-header">
+        <div>
+          <p className="crumbs"><Link to="/dags">DAGs</Link> /</p>
+          <h1>{d.name || fileName}</h1>
+          {d.description ? <p className="muted">{d.description}</p> : null}
+        </div>
+        <div className="actions">
+          <SuspendToggle fileName={fileName} suspended={detail.suspended} />
+          <button type="button" className="primary" onClick={() => setStarting(true)}>Start</button>
+          <button type="button" className="danger" disabled={!active || !run || stop.isPending} onClick={() => run && stop.mutate({ name: run.name, dagRunId: run.dagRunId })}>Stop</button>
+        </div>
+      </header>
+      <dl className="facts">
+        {d.tags.length ? <><dt>Tags</dt><dd>{d.tags.join(', ')}</dd></> : null}
+        {d.schedule.length ? <><dt>Schedule</dt><dd>{d.schedule.map((s) => s.expression).join(', ')}</dd></> : null}
+        {d.defaultParams ? <><dt>Parameters</dt><dd><code>{d.defaultParams}</code></dd></> : null}
+      </dl>
+      {detail.errors.length > 0 ? <div className="error-box" role="alert"><strong>This DAG has errors:</strong><ul>{detail.errors.map((e) => <li key={e}>{e}</li>)}</ul></div> : null}
+      {stop.isError ? <ErrorBox error={stop.error} /> : null}
+      <section aria-labelledby="latest-title">
+        <h2 id="latest-title">Latest run</h2>
+        {run ? <RunSummary run={run} /> : <p className="muted">{runPending ? 'Loading…' : 'Not run yet.'}</p>}
+        <RunView run={run} steps={steps} />
+      </section>
+      <StartDialog fileName={fileName} detail={detail} open={starting} onClose={() => setStarting(false)} onStarted={(id) => { setStarting(false); onStarted(id); }} />
+    </>
+  );
+}

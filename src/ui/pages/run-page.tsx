@@ -1,0 +1,40 @@
+/** One run (GET /dag-runs/{name}/{dagRunId}): header, Stop, graph, steps and their logs, live. */
+import { Link, useParams } from 'react-router';
+import { useLive } from '../api/live';
+import { keys, useRun, useStop } from '../api/queries';
+import { ErrorBox, Loading } from '../components/query-state';
+import { RunSummary } from '../components/run-summary';
+import { RunView } from '../components/run-view';
+import { useTitle } from '../lib/hooks';
+import { isActive } from '../lib/status';
+
+export function RunPage() {
+  const { name = '', dagRunId = '' } = useParams();
+  useTitle(`${name} ${dagRunId}`);
+  const run = useRun(name, dagRunId);
+  const stop = useStop();
+  const active = isActive(run.data?.statusLabel);
+  useLive(keys.run(name, dagRunId), active);
+  return (
+    <>
+      <header className="page-header">
+        <div>
+          <p className="crumbs"><Link to="/dags">DAGs</Link> / <Link to={`/dags/${encodeURIComponent(name)}`}>{name}</Link> /</p>
+          <h1>Run <code>{dagRunId}</code></h1>
+        </div>
+        <div className="actions">
+          <button type="button" className="danger" disabled={!active || stop.isPending} onClick={() => stop.mutate({ name, dagRunId })}>Stop</button>
+        </div>
+      </header>
+      {run.isPending ? <Loading what="the run" /> : null}
+      {run.isError ? <ErrorBox error={run.error} what="the run" /> : null}
+      {stop.isError ? <ErrorBox error={stop.error} /> : null}
+      {run.data ? (
+        <>
+          <RunSummary run={run.data} />
+          <RunView run={run.data} />
+        </>
+      ) : null}
+    </>
+  );
+}
