@@ -3,7 +3,7 @@
  * names), started on 127.0.0.1 on a free port with a temp data directory and throwaway root
  * credentials, and stopped (its directory removed) by stop(). Nothing listens beyond loopback.
  */
-import { describeWith, freePort } from './needs.js';
+import { describeWith, freePort, stopProcess } from './needs.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -61,17 +61,6 @@ async function ready(proc: ChildProcess, endpoint: string, stderr: () => string,
   throw new Error(`MinIO did not answer at ${endpoint} within ${timeoutMs} ms: ${stderr().slice(-2000)}`);
 }
 
-function stopProcess(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const kill = setTimeout(() => proc.kill('SIGKILL'), 5000);
-    proc.once('exit', () => {
-      clearTimeout(kill);
-      resolve();
-    });
-    proc.kill('SIGTERM');
-  });
-}
 
 async function startOnce(bin: string, dir: string): Promise<MinioServer> {
   const port = await freePort();

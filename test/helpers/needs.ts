@@ -3,6 +3,7 @@
  * suite when the server is there, skips it loudly when it is not, and under CI=true fails instead of
  * skipping (CI installs every server). And a free loopback port for a server to listen on.
  */
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 
 /** `what`: the server, as the failing CI test names it ("sshd available"); `reason`: why it is missing, or undefined. */
@@ -28,5 +29,18 @@ export function freePort(): Promise<number> {
       const { port } = srv.address() as { port: number };
       srv.close(() => resolve(port));
     });
+  });
+}
+
+/** Stops a server process: `signal`, then SIGKILL after `graceMs`; resolves once it has exited. */
+export function stopProcess(proc: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', graceMs = 5000): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+    proc.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    proc.kill(signal);
   });
 }

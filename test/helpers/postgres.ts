@@ -6,7 +6,7 @@
  * initdb and postgres refuse to run as root: as root they run as the `postgres` system user, which
  * then owns the temp directory. Nothing listens beyond loopback.
  */
-import { describeWith, freePort } from './needs.js';
+import { describeWith, freePort, stopProcess } from './needs.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -84,14 +84,8 @@ function initdb(bin: string, dir: string, user: string, password: string): void 
   if (r.status !== 0) throw new Error(`initdb failed (${r.status ?? r.signal}): ${r.stderr || r.stdout}`);
 }
 
-function stopProcess(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const kill = setTimeout(() => proc.kill('SIGKILL'), 10_000);
-    proc.once('exit', () => { clearTimeout(kill); resolve(); });
-    proc.kill('SIGINT'); // fast shutdown: active sessions are ended, no waiting for clients
-  });
-}
+/** SIGINT is PostgreSQL's fast shutdown: active sessions are ended, no waiting for clients. */
+const stopPostgres = (proc: ChildProcess): Promise<void> => stopProcess(proc, 'SIGINT', 10_000);
 
 async function ready(proc: ChildProcess, connect: () => Promise<pg.Client>, log: () => string, timeoutMs = 30_000): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -123,13 +117,13 @@ async function startOnce(bin: string, dir: string, creds: { user: string; passwo
   try {
     await ready(proc, client, () => log);
   } catch (e) {
-    await stopProcess(proc);
+    await stopPostgres(proc);
     throw e;
   }
   return {
     host, port, socketDir: dir, ...creds, database, client,
     url: `postgres://${creds.user}:${encodeURIComponent(creds.password)}@${host}:${port}/${database}?sslmode=disable`,
-    stop: () => stopProcess(proc),
+    stop: () => stopPostgres(proc),
   };
 }
 

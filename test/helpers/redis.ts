@@ -4,7 +4,7 @@
  * replica and sentinels) and a small cluster of three masters. All listen on 127.0.0.1 on free ports,
  * keep their files in a temp directory, persist nothing, and are stopped (directory removed) by stop().
  */
-import { describeWith, freePort } from './needs.js';
+import { describeWith, freePort, stopProcess } from './needs.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,17 +50,6 @@ export interface NodeOptions {
   sentinelConf?: string;
 }
 
-function stopProcess(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const kill = setTimeout(() => proc.kill('SIGKILL'), 5000);
-    proc.once('exit', () => {
-      clearTimeout(kill);
-      resolve();
-    });
-    proc.kill('SIGTERM');
-  });
-}
 
 function serverArgs(port: number, dir: string, o: NodeOptions): string[] {
   const base = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', ''];

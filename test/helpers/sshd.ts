@@ -5,7 +5,7 @@
  * with a fresh random password when the tests run as root). Stopped, its directory removed, by stop().
  * Nothing listens beyond loopback; no system sshd is touched.
  */
-import { describeWith, freePort } from './needs.js';
+import { describeWith, freePort, stopProcess } from './needs.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -109,17 +109,6 @@ async function listening(proc: ChildProcess, log: () => string, timeoutMs = 15_0
   throw new Error(`sshd did not listen within ${timeoutMs} ms: ${log().slice(-2000)}`);
 }
 
-function stopProcess(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const kill = setTimeout(() => proc.kill('SIGKILL'), 5000);
-    proc.once('exit', () => {
-      clearTimeout(kill);
-      resolve();
-    });
-    proc.kill('SIGTERM');
-  });
-}
 
 /** Writes keys and config into `dir`; returns what the server needs to start and what tests need to know. */
 function prepare(dir: string) {
