@@ -39,6 +39,7 @@ function StepNodeView({ data }: NodeProps<StepNode>) {
 }
 
 const nodeTypes = { step: StepNodeView };
+const noop = () => undefined;
 
 export interface DagGraphProps {
   steps: readonly StepFields[];
@@ -76,6 +77,9 @@ export function DagGraph({ steps, statuses, selected, onSelect }: DagGraphProps)
         elementsSelectable={false}
         zoomOnScroll={false}
         preventScrolling={false}
+        // React Flow lets clicks through to a node only when something handles them; the node's own
+        // button does the selecting (so that Enter works the same), this only turns pointer events on.
+        onNodeClick={noop}
       >
         <Controls showInteractive={false} />
       </ReactFlow>

@@ -2,12 +2,12 @@ import { Link } from 'react-router';
 import type { DagRunDetail } from '../api/types';
 import { elapsed, formatTime } from '../lib/format';
 import { useNow } from '../lib/hooks';
-import { isActive } from '../lib/status';
+import { isLive } from '../lib/status';
 import { StatusBadge } from './status-badge';
 
 /** One line about a run: status, id (a link to its page), start, duration, params. */
 export function RunSummary({ run }: { run: DagRunDetail }) {
-  const now = useNow(isActive(run.statusLabel));
+  const now = useNow(isLive(run));
   return (
     <dl className="facts run-summary" data-run={run.dagRunId}>
       <dt>Status</dt><dd><StatusBadge label={run.statusLabel} /></dd>

@@ -3,14 +3,16 @@
  * run's step statuses, the node table, and the logs of the selected step (`?step=` in the URL, so a
  * step's logs can be linked).
  */
-import { useCallback, useMemo } from 'react';
+import { lazy, Suspense, useCallback, useMemo } from 'react';
 import { useSearchParams } from 'react-router';
 import { stepFields, type DagRunDetail, type StepFields } from '../api/types';
 import { useNow } from '../lib/hooks';
-import { isActive, type StatusLabel } from '../lib/status';
-import { DagGraph } from './dag-graph';
+import { isLive, type StatusLabel } from '../lib/status';
 import { NodeTable, type NodeRow } from './node-table';
 import { StepLog } from './step-log';
+
+// The graph's libraries (React Flow, dagre) are half the bundle: loaded with the first page that draws one.
+const DagGraph = lazy(() => import('./dag-graph').then((m) => ({ default: m.DagGraph })));
 
 const HANDLERS = ['onInit', 'onSuccess', 'onFailure', 'onAbort', 'onExit', 'onWait'] as const;
 
@@ -35,7 +37,7 @@ export function useSelectedStep(): [string | undefined, (step: string | undefine
 /** `steps`: the graph's steps (default: the run's own); `run`: null before the DAG's first run. */
 export function RunView({ run, steps }: { run: DagRunDetail | null; steps?: readonly StepFields[] }) {
   const [selected, select] = useSelectedStep();
-  const live = isActive(run?.statusLabel);
+  const live = isLive(run);
   const now = useNow(live);
   const graphSteps = useMemo(() => steps ?? run?.nodes.map((n) => stepFields(n.step)) ?? [], [steps, run]);
   const statuses = useMemo(() => new Map<string, StatusLabel>(run ? runRows(run).map((r) => [r.node.step.name, r.node.statusLabel]) : []), [run]);
@@ -43,7 +45,9 @@ export function RunView({ run, steps }: { run: DagRunDetail | null; steps?: read
   const shown = run && selected && rows.some((r) => r.node.step.name === selected) ? selected : undefined;
   return (
     <>
-      <DagGraph steps={graphSteps} statuses={statuses} selected={shown} onSelect={select} />
+      <Suspense fallback={<div className="graph graph-loading" aria-busy="true" />}>
+        <DagGraph steps={graphSteps} statuses={statuses} selected={shown} onSelect={select} />
+      </Suspense>
       {run ? (
         <>
           <NodeTable rows={rows} selected={shown} onSelect={select} now={now} />

@@ -15,6 +15,14 @@ export function isActive(label: StatusLabel | undefined): boolean {
   return label !== undefined && ACTIVE.has(label);
 }
 
+/**
+ * A run that may still change by itself: active, or created and not started yet (a run is saved as
+ * not_started before its first step starts). A DAG that never ran has a summary with no run id.
+ */
+export function isLive(run: { dagRunId: string; statusLabel: RunStatusLabel } | null | undefined): boolean {
+  return Boolean(run?.dagRunId) && (isActive(run?.statusLabel) || run?.statusLabel === 'not_started');
+}
+
 /** The colour family of a status; CSS has one class per tone (`tone-ok`...). */
 export type Tone = 'ok' | 'fail' | 'run' | 'wait' | 'idle' | 'skip' | 'warn';
 

@@ -9,7 +9,7 @@ import { RunView } from '../components/run-view';
 import { RunSummary } from '../components/run-summary';
 import { SuspendToggle } from '../components/suspend-toggle';
 import { useTitle } from '../lib/hooks';
-import { isActive } from '../lib/status';
+import { isLive } from '../lib/status';
 import { StartDialog } from './start-dialog';
 
 export function DagPage() {
@@ -25,7 +25,7 @@ function DagPageOf({ fileName }: { fileName: string }) {
   const run = latest.data ?? null;
   // A run just started is live until `latest` is that run (and then while it is active).
   const [started, setStarted] = useState<string>();
-  useLive(keys.latest(fileName), isActive(run?.statusLabel) || (started !== undefined && run?.dagRunId !== started));
+  useLive(keys.latest(fileName), isLive(run) || (started !== undefined && run?.dagRunId !== started));
   if (dag.isPending) return <Loading what={fileName} />;
   if (dag.isError) return <ErrorBox error={dag.error} what={`DAG ${fileName}`} />;
   return <DagBody fileName={fileName} detail={dag.data} run={run} runPending={latest.isPending} onStarted={setStarted} />;
@@ -37,7 +37,7 @@ function DagBody({ fileName, detail, run, runPending, onStarted }: {
   const [starting, setStarting] = useState(false);
   const stop = useStop();
   const steps = useMemo(() => (detail.dag.steps ?? []).map(stepFields), [detail]);
-  const active = isActive(run?.statusLabel);
+  const active = isLive(run);
   const d = detail.dag;
   return (
     <>

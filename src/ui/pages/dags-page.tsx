@@ -10,7 +10,7 @@ import { SuspendToggle } from '../components/suspend-toggle';
 import { matchesQuery } from '../lib/filter';
 import { formatTime } from '../lib/format';
 import { useTitle } from '../lib/hooks';
-import { isActive } from '../lib/status';
+import { isLive } from '../lib/status';
 
 export function DagsPage() {
   useTitle('DAGs');
@@ -19,7 +19,7 @@ export function DagsPage() {
   const [query, setQuery] = useState(params.get('q') ?? '');
   const deferred = useDeferredValue(query);
   const items = useMemo(() => (dags.data?.dags ?? []).filter((d) => matchesQuery(d, deferred)), [dags.data, deferred]);
-  useLive(keys.dags, (dags.data?.dags ?? []).some((d) => isActive(d.latestDAGRun.statusLabel)));
+  useLive(keys.dags, (dags.data?.dags ?? []).some((d) => isLive(d.latestDAGRun)));
   const search = (q: string) => {
     setQuery(q);
     setParams(q ? { q } : {}, { replace: true });

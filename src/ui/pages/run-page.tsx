@@ -6,14 +6,14 @@ import { ErrorBox, Loading } from '../components/query-state';
 import { RunSummary } from '../components/run-summary';
 import { RunView } from '../components/run-view';
 import { useTitle } from '../lib/hooks';
-import { isActive } from '../lib/status';
+import { isLive } from '../lib/status';
 
 export function RunPage() {
   const { name = '', dagRunId = '' } = useParams();
   useTitle(`${name} ${dagRunId}`);
   const run = useRun(name, dagRunId);
   const stop = useStop();
-  const active = isActive(run.data?.statusLabel);
+  const active = isLive(run.data);
   useLive(keys.run(name, dagRunId), active);
   return (
     <>

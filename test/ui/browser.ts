@@ -1,0 +1,54 @@
+/**
+ * The UI tests' browser and built UI: Debian's `chromium` (CHROMIUM_PATH overrides), driven headless by
+ * playwright-core, against a TestServer that serves dist/ui. The UI is built first when dist/ui is
+ * missing or older than a source file of src/ui (`npm run build` has usually done it already).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+
+export const ROOT = new URL('../../', import.meta.url).pathname;
+const UI_SRC = join(ROOT, 'src/ui');
+const UI_INDEX = join(ROOT, 'dist/ui/index.html');
+export const SHOTS_DIR = join(ROOT, 'docs/ui');
+
+/** The chromium executable, or undefined. */
+export function chromiumPath(): string | undefined {
+  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter((p): p is string => Boolean(p));
+  return candidates.find((p) => existsSync(p));
+}
+
+export const chromiumMissing = chromiumPath() ? undefined : "Debian's chromium is not installed (apt-get install chromium, as .ci/run does), nor CHROMIUM_PATH set";
+
+function newest(dir: string): number {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+/** Builds dist/ui unless it is there and newer than every file of src/ui. */
+export function ensureUiBuilt(): void {
+  if (existsSync(UI_INDEX) && statSync(UI_INDEX).mtimeMs >= newest(UI_SRC)) return;
+  const r = spawnSync(process.execPath, [join(ROOT, 'hack/ui.mjs'), 'build'], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`building the UI failed (node hack/ui.mjs build):\n${r.stdout}\n${r.stderr}`);
+}
+
+export async function launch(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+}
+
+export async function context(browser: Browser, colorScheme: 'light' | 'dark' = 'light'): Promise<BrowserContext> {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme, reducedMotion: 'reduce' });
+  ctx.setDefaultTimeout(15_000);
+  return ctx;
+}
+
+/** The path of a screenshot of docs/ui (linked from docs/ui.md). */
+export function shot(name: string): string {
+  mkdirSync(SHOTS_DIR, { recursive: true });
+  return join(SHOTS_DIR, `${name}.png`);
+}

@@ -1,0 +1,91 @@
+/** The UI's pure helpers: graph layout, the DAG list filter, statuses, formatting. */
+import { matchesQuery } from '../../src/ui/lib/filter';
+import { exitCodeOf, formatDuration } from '../../src/ui/lib/format';
+import { layoutSteps, NODE_WIDTH } from '../../src/ui/lib/layout';
+import { isActive, isLive, labelText, toneOf } from '../../src/ui/lib/status';
+import type { DagListItem } from '../../src/ui/api/types';
+
+describe('layoutSteps', () => {
+  test('places a diamond left to right, each dependency before its dependents', () => {
+    const l = layoutSteps([
+      { name: 'checkout', depends: [] },
+      { name: 'lint', depends: ['checkout'] },
+      { name: 'test', depends: ['checkout'] },
+      { name: 'package', depends: ['lint', 'test'] },
+    ]);
+    const x = Object.fromEntries(l.nodes.map((n) => [n.name, n.x]));
+    expect(x.checkout! + NODE_WIDTH).toBeLessThanOrEqual(x.lint!);
+    expect(x.lint).toBe(x.test);
+    expect(x.lint! + NODE_WIDTH).toBeLessThanOrEqual(x.package!);
+    expect(l.edges).toHaveLength(4);
+    expect(l.width).toBeGreaterThan(3 * NODE_WIDTH);
+  });
+
+  test('leaves out dependencies on steps that do not exist, and self-loops', () => {
+    const l = layoutSteps([{ name: 'a', depends: ['ghost', 'a'] }, { name: 'b' }]);
+    expect(l.nodes.map((n) => n.name)).toEqual(['a', 'b']);
+    expect(l.edges).toEqual([]);
+  });
+});
+
+const item = (fileName: string, tags: string[], description = ''): DagListItem => ({
+  fileName, suspended: false, errors: [],
+  dag: { name: fileName, group: '', schedule: [], description, params: [], defaultParams: '', tags },
+  latestDAGRun: {} as DagListItem['latestDAGRun'],
+});
+
+test.each([
+  ['', true],
+  ['hello', true],
+  ['HEL', true],
+  ['getting', true],
+  ['team=platform', false],
+  ['hello example', true],
+  ['hello platform', false],
+  ['greets', true],
+])('the DAG filter %j matches hello: %s', (q, expected) => {
+  expect(matchesQuery(item('hello', ['example', 'getting-started'], 'Greets someone'), q)).toBe(expected);
+});
+
+test.each([
+  ['running', true, 'run'],
+  ['queued', true, 'wait'],
+  ['waiting', true, 'wait'],
+  ['succeeded', false, 'ok'],
+  ['failed', false, 'fail'],
+  ['partially_succeeded', false, 'warn'],
+  ['skipped', false, 'skip'],
+] as const)('status %s: active %s, tone %s', (label, active, tone) => {
+  expect(isActive(label)).toBe(active);
+  expect(toneOf(label)).toBe(tone);
+});
+
+test.each([
+  [{ dagRunId: '', statusLabel: 'not_started' }, false],
+  [{ dagRunId: 'r1', statusLabel: 'not_started' }, true],
+  [{ dagRunId: 'r1', statusLabel: 'running' }, true],
+  [{ dagRunId: 'r1', statusLabel: 'succeeded' }, false],
+] as const)('a run %j is live: %s', (run, live) => {
+  expect(isLive(run)).toBe(live);
+});
+
+test('labels read as words', () => {
+  expect(labelText('partially_succeeded')).toBe('partially succeeded');
+  expect(labelText(undefined)).toBe('not started');
+});
+
+test.each([
+  [0, '0ms'], [950, '950ms'], [1000, '1s'], [61_000, '1m 1s'], [3_723_000, '1h 2m 3s'], [3_600_000, '1h 0m 0s'],
+])('formatDuration(%d) = %s', (ms, text) => {
+  expect(formatDuration(ms)).toBe(text);
+});
+
+test.each([
+  [{ statusLabel: 'failed', error: 'exit status 3' }, 3],
+  [{ statusLabel: 'succeeded', error: '' }, 0],
+  [{ statusLabel: 'running', error: '' }, undefined],
+  [{ statusLabel: 'failed', error: 'timed out' }, undefined],
+  [{ statusLabel: 'failed', error: 'x', exitCode: 7 }, 7],
+])('exitCodeOf(%j) = %s', (node, code) => {
+  expect(exitCodeOf(node)).toBe(code);
+});

@@ -1,0 +1,169 @@
+/**
+ * The UI in a real browser (headless chromium) against the real server: the DAG list with the example
+ * DAGs, a DAG's page, the Start dialog with a parameter, the graph and node table turning green without a
+ * reload, a step's stdout; the run page; runConfig locking the dialog's fields. Each page's screenshot
+ * goes to docs/ui/ (linked from docs/ui.md).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { describeWith } from '../helpers/needs.js';
+import { TestServer } from '../helpers/server.js';
+import { chromiumMissing, context, ensureUiBuilt, launch, ROOT, shot } from './browser.js';
+
+const EXAMPLES = readdirSync(join(ROOT, 'examples')).filter((f) => f.endsWith('.yaml'));
+
+/** Two steps, the first slow enough for the page to see it running. */
+const SLOW_HELLO = `description: Waits a moment, then greets
+tags: ui-test
+params:
+  - NAME: world
+steps:
+  - name: wait
+    command: sleep 3
+  - name: greet
+    command: echo "hello \${NAME}"
+    depends: wait
+  - name: complain
+    command: echo "mind the \${NAME}" >&2
+    depends: wait
+`;
+
+const LOCKED = `description: Runs only with its defaults
+runConfig:
+  disableParamEdit: true
+  disableRunIdEdit: true
+params:
+  - MODE: safe
+steps:
+  - name: only
+    command: echo "$MODE"
+`;
+
+describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
+  const t = new TestServer();
+  let browser: Browser;
+
+  beforeAll(async () => {
+    ensureUiBuilt();
+    for (const f of EXAMPLES) t.dag(f.replace(/\.yaml$/, ''), readFileSync(join(ROOT, 'examples', f), 'utf8'));
+    t.dag('slow-hello', SLOW_HELLO);
+    t.dag('locked', LOCKED);
+    await t.start();
+    browser = await launch();
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t.stop();
+  });
+
+  async function page(colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
+    const p = await (await context(browser, colorScheme)).newPage();
+    p.on('pageerror', (e) => { throw e; });
+    return p;
+  }
+
+  test('the DAG list shows the example DAGs, and the search box filters them', async () => {
+    const p = await page();
+    await p.goto(`${t.url}/`);
+    await p.waitForURL(/\/dags$/);
+    for (const f of EXAMPLES) await p.locator(`tr[data-dag="${f.replace(/\.yaml$/, '')}"]`).waitFor();
+    await p.screenshot({ path: shot('dags'), fullPage: true });
+
+    await p.getByLabel('Filter DAGs by name or tag').fill('team=platform');
+    await expectRows(p, ['graph']);
+    await p.getByLabel('Filter DAGs by name or tag').fill('');
+    await p.locator('tr[data-dag="hello"] button.tag', { hasText: 'getting-started' }).click();
+    await expectRows(p, ['hello']);
+    await p.context().close();
+  });
+
+  test('start a DAG with a parameter, watch it succeed live, read a step\'s stdout and stderr', async () => {
+    const p = await page();
+    await p.goto(`${t.url}/dags`);
+    await p.getByRole('link', { name: 'slow-hello' }).click();
+    await p.getByRole('heading', { level: 1, name: 'slow-hello' }).waitFor();
+    await p.locator('.step-node[data-step="greet"]').waitFor();
+    await p.screenshot({ path: shot('dag'), fullPage: true });
+    // Set by the test: still there at the end only if the page never reloaded.
+    await p.evaluate(() => { (window as unknown as { noReload: boolean }).noReload = true; });
+
+    await p.getByRole('button', { name: 'Start', exact: true }).click();
+    const dialog = p.getByRole('dialog', { name: 'Start slow-hello' });
+    const params = dialog.getByLabel('Parameters');
+    expect(await params.inputValue()).toBe('NAME=world');
+    await params.fill('NAME=playwright');
+    await dialog.getByLabel(/Run id/).fill('ui-run-1');
+    await p.screenshot({ path: shot('start-dialog') });
+    await dialog.getByRole('button', { name: 'Start', exact: true }).click();
+    await dialog.waitFor({ state: 'hidden' });
+
+    await p.locator('.run-summary[data-run="ui-run-1"]').waitFor();
+    await p.locator('.step-node[data-step="wait"][data-status="running"]').waitFor();
+    await p.locator('table.nodes tr[data-step="wait"] [data-status="running"]').waitFor();
+    await p.locator('.step-node[data-step="greet"][data-status="succeeded"]').waitFor({ timeout: 30_000 });
+    await p.locator('table.nodes tr[data-step="greet"] [data-status="succeeded"]').waitFor();
+    await p.locator('.run-summary [data-status="succeeded"]').waitFor();
+    expect(await p.evaluate(() => (window as unknown as { noReload?: boolean }).noReload)).toBe(true);
+
+    await p.locator('table.nodes tr[data-step="greet"]').getByRole('button', { name: 'greet' }).click();
+    await expectLog(p, 'stdout', 'hello playwright');
+    await p.screenshot({ path: shot('dag-run'), fullPage: true });
+    await p.locator('.step-node[data-step="complain"]').click();
+    await p.getByRole('button', { name: 'stderr' }).click();
+    await expectLog(p, 'stderr', 'mind the playwright');
+    await p.context().close();
+  });
+
+  test('the run page: header, graph, steps and logs; light and dark', async () => {
+    const started = await t.post('/dags/hello/start', { params: 'NAME=reader', dagRunId: 'ui-run-2' });
+    expect(started.status).toBe(200);
+    for (const scheme of ['light', 'dark'] as const) {
+      const p = await page(scheme);
+      await p.goto(`${t.url}/dag-runs/hello/ui-run-2`);
+      await p.locator('.run-summary [data-status="succeeded"]').waitFor({ timeout: 30_000 });
+      await p.getByRole('heading', { level: 1, name: /ui-run-2/ }).waitFor();
+      await p.locator('.step-node[data-step="shout"]').click();
+      await expectLog(p, 'stdout', 'HELLO READER');
+      expect(p.url()).toMatch(/\?step=shout$/);
+      await p.screenshot({ path: shot(scheme === 'light' ? 'run' : 'run-dark'), fullPage: true });
+      await p.context().close();
+    }
+  });
+
+  test('runConfig locks the Start dialog\'s parameters and hides its run id', async () => {
+    const p = await page('dark');
+    await p.goto(`${t.url}/dags/locked`);
+    await p.getByRole('button', { name: 'Start', exact: true }).click();
+    const dialog = p.getByRole('dialog', { name: 'Start locked' });
+    const params = dialog.getByLabel('Parameters');
+    expect(await params.inputValue()).toBe('MODE=safe');
+    expect(await params.getAttribute('readonly')).not.toBeNull();
+    expect(await dialog.getByLabel(/Run id/).count()).toBe(0);
+    await p.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    await p.screenshot({ path: shot('dag-dark'), fullPage: true });
+    await p.context().close();
+  });
+
+  test('a missing DAG and an unknown page say so', async () => {
+    const p = await page();
+    await p.goto(`${t.url}/dags/no-such-dag`);
+    await p.getByRole('alert').filter({ hasText: 'not found' }).waitFor();
+    await p.goto(`${t.url}/nowhere`);
+    await p.getByRole('heading', { name: 'Not found' }).waitFor();
+    await p.context().close();
+  });
+});
+
+async function expectRows(p: Page, names: string[]): Promise<void> {
+  await p.waitForFunction((n) => {
+    const rows = [...document.querySelectorAll('tr[data-dag]')].map((r) => r.getAttribute('data-dag'));
+    return JSON.stringify(rows) === JSON.stringify(n);
+  }, names);
+}
+
+async function expectLog(p: Page, stream: 'stdout' | 'stderr', text: string): Promise<void> {
+  await p.locator(`pre.log[data-stream="${stream}"]`, { hasText: text }).waitFor();
+}
