@@ -76,6 +76,15 @@ describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
     await p.getByLabel('Filter DAGs by name or tag').fill('');
     await p.locator('tr[data-dag="hello"] button.tag', { hasText: 'getting-started' }).click();
     await expectRows(p, ['hello']);
+
+    const schedule = p.getByRole('switch', { name: 'Schedule of hello' });
+    expect(await schedule.getAttribute('aria-checked')).toBe('true');
+    await schedule.click();
+    await p.locator('tr[data-dag="hello"] [role="switch"][aria-checked="false"]:not([disabled])').waitFor();
+    expect((await t.get('/dags/hello')).body.suspended).toBe(true);
+    await schedule.click();
+    await p.locator('tr[data-dag="hello"] [role="switch"][aria-checked="true"]:not([disabled])').waitFor();
+    expect((await t.get('/dags/hello')).body.suspended).toBe(false);
     await p.context().close();
   });
 
@@ -124,12 +133,26 @@ describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
       await p.goto(`${t.url}/dag-runs/hello/ui-run-2`);
       await p.locator('.run-summary [data-status="succeeded"]').waitFor({ timeout: 30_000 });
       await p.getByRole('heading', { level: 1, name: /ui-run-2/ }).waitFor();
-      await p.locator('.step-node[data-step="shout"]').click();
+      // A graph node is a button: the keyboard opens its logs as a click does.
+      await p.locator('.step-node[data-step="shout"]').focus();
+      await p.keyboard.press('Enter');
       await expectLog(p, 'stdout', 'HELLO READER');
       expect(p.url()).toMatch(/\?step=shout$/);
       await p.screenshot({ path: shot(scheme === 'light' ? 'run' : 'run-dark'), fullPage: true });
       await p.context().close();
     }
+  });
+
+  test('Stop on the run page stops a running run', async () => {
+    expect((await t.post('/dags/slow-hello/start', { dagRunId: 'ui-run-stop' })).status).toBe(200);
+    const p = await page();
+    await p.goto(`${t.url}/dag-runs/slow-hello/ui-run-stop`);
+    await p.locator('.step-node[data-step="wait"][data-status="running"]').waitFor();
+    await p.getByRole('button', { name: 'Stop' }).click();
+    await p.locator('.run-summary [data-status="aborted"]').waitFor({ timeout: 30_000 });
+    await p.locator('table.nodes tr[data-step="greet"] [data-status="not_started"], table.nodes tr[data-step="greet"] [data-status="aborted"]').waitFor();
+    expect(await p.getByRole('button', { name: 'Stop' }).isDisabled()).toBe(true);
+    await p.context().close();
   });
 
   test('runConfig locks the Start dialog\'s parameters and hides its run id', async () => {
