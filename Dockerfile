@@ -10,18 +10,20 @@ WORKDIR /src
 COPY src/entry/ ./
 RUN CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags='-s -w' -o /out/svc-entry .
 
-# The CLI: compiled, the fork server built, the short commands bundled; then only runtime dependencies.
+# The CLI: compiled, the fork server built, the short commands bundled, the web UI built into dist/ui;
+# then only runtime dependencies.
 FROM node:24.21.0-trixie AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json ./
 COPY bin/ bin/
-COPY hack/build-native.mjs hack/bundle.mjs hack/
+COPY hack/build-native.mjs hack/bundle.mjs hack/ui.mjs hack/
 COPY src/ src/
 RUN npx tsc -p tsconfig.json \
     && node hack/build-native.mjs \
     && node hack/bundle.mjs \
+    && node hack/ui.mjs build \
     && npm prune --omit=dev --omit=optional --no-audit --no-fund
 
 FROM node:24.21.0-trixie-slim

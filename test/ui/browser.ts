@@ -5,13 +5,18 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 const UI_SRC = join(ROOT, 'src/ui');
 const UI_INDEX = join(ROOT, 'dist/ui/index.html');
-export const SHOTS_DIR = join(ROOT, 'docs/ui');
+/**
+ * Where the pages' screenshots go: docs/ui (linked from docs/ui.md) when SVC_UI_SCREENSHOTS=1 (how the
+ * docs are refreshed), else a temp directory, so a test run leaves the work tree as it was.
+ */
+export const SHOTS_DIR = process.env.SVC_UI_SCREENSHOTS === '1' ? join(ROOT, 'docs/ui') : join(tmpdir(), 'svc-ui-shots');
 
 /** The chromium executable, or undefined. */
 export function chromiumPath(): string | undefined {
