@@ -1,8 +1,9 @@
 import { readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { Sandbox } from '../helpers/cli.js';
 
-/** A DAG's run directories (not its creation index, `.order`). */
+/** A DAG's run directories (not hidden entries: `.order`, the creation index of earlier versions). */
 const runDirs = (dir: string): string[] => readdirSync(dir).filter((n) => !n.startsWith('.'));
 
 const node = (detail: any, name: string) => detail.dagRun.nodes.find((n: any) => n.step.name === name);
@@ -137,7 +138,9 @@ steps:
     utimesSync(status, threeDaysAgo, threeDaysAgo);
     await sb.run(['start', f, '--run-id', 'new']);
     expect(runDirs(join(sb.dataDir, 'runs', 'daily')).sort()).toEqual(['new', 'recent']);
-    // The creation index keeps the entries of the runs that are left, and only those.
-    expect(readdirSync(join(sb.dataDir, 'runs', 'daily', '.order')).map((e) => e.slice(25)).sort()).toEqual(['new', 'recent']);
+    // The run index (ADR 0016) keeps the rows of the runs that are left, and only those.
+    const db = new DatabaseSync(join(sb.dataDir, 'index', 'runs.sqlite'), { readOnly: true });
+    expect(db.prepare("SELECT id FROM runs WHERE dag = 'daily' ORDER BY id").all().map((r) => r.id)).toEqual(['new', 'recent']);
+    db.close();
   });
 });

@@ -1,11 +1,12 @@
 /**
  * list() over DagRun objects, the same for the API's answer and the watch cache's: label selectors
- * narrow what the API sends, exact checks on spec decide (a label value may be a hash of the name),
- * then newest first. Pure.
+ * narrow what the API sends, exact checks on spec decide (a label value may be a hash of the name), and
+ * the filters, order, cursor and limit are core's (core/run/run-list.ts), as in every RunStore. Pure.
  */
 import { labelValue, SVC_LABELS } from '../../core/naming.js';
 import type { RunListFilter } from '../../core/ports/run-store.js';
 import type { DagRunResource } from '../../core/resources.js';
+import { createdMsOf, selectRuns as select, type RunEntry } from '../../core/run/run-list.js';
 import { createdAt, isComplete, toRun, writtenAt, type DagRunObject } from './run-mapping.js';
 
 /** The label selector that narrows a LIST to the filter's candidates (undefined: all). */
@@ -17,35 +18,23 @@ export function selectorOf(f: RunListFilter): string | undefined {
   return parts.length > 0 ? parts.join(',') : undefined;
 }
 
-function matches(o: DagRunObject, f: RunListFilter): boolean {
-  if (!isComplete(o)) return false;
-  if (f.dagName !== undefined && o.spec!.dagName !== f.dagName) return false;
-  if (f.rootOnly && o.spec!.parent) return false;
-  return f.writtenBefore === undefined || writtenAt(o) <= f.writtenBefore;
+/** The list entry of a complete object, read in place (only the runs returned are copied). */
+function entryOf(o: DagRunObject): RunEntry {
+  const spec = o.spec!;
+  const status = o.status!;
+  const created = createdAt(o);
+  return {
+    createdMs: createdMsOf(created), dagRunId: spec.dagRunId, dagName: spec.dagName, root: !spec.parent,
+    status: status.run.status, timeMs: Date.parse(status.run.startedAt || status.queuedAt || created),
+    tags: spec.definition.tags ?? [],
+  };
 }
-
-interface Keyed {
-  o: DagRunObject;
-  at: number;
-  id: string;
-}
-
-const desc = (a: string, b: string): number => (a < b ? 1 : a > b ? -1 : 0);
-
-/** Newest first: creation time, then run id, then object name (both descending). */
-const newestFirst = (a: Keyed, b: Keyed): number =>
-  b.at - a.at || desc(a.id, b.id) || desc(a.o.metadata.name, b.o.metadata.name);
-
-const keyed = (o: DagRunObject): Keyed => {
-  const at = Date.parse(createdAt(o));
-  return { o, at: Number.isNaN(at) ? 0 : at, id: o.spec!.dagRunId };
-};
 
 /** The runs of `objects` that pass the filter, newest first, at most `limit`; only those are copied. */
 export function selectRuns(objects: Iterable<DagRunObject>, f: RunListFilter): DagRunResource[] {
-  const found: Keyed[] = [];
-  for (const o of objects) if (matches(o, f)) found.push(keyed(o));
-  found.sort(newestFirst);
-  const kept = f.limit === undefined ? found : found.slice(0, Math.max(0, f.limit));
-  return kept.map((k) => toRun(k.o));
+  const complete: DagRunObject[] = [];
+  for (const o of objects) {
+    if (isComplete(o) && (f.writtenBefore === undefined || writtenAt(o) <= f.writtenBefore)) complete.push(o);
+  }
+  return select(complete, entryOf, f).map(toRun);
 }

@@ -7,47 +7,16 @@
  * makeStore must return a store over fresh, empty storage for each test.
  * Uses jest globals (describe/it/expect); imported by test files only.
  */
-import { dagRunMetadata } from '../../core/naming.js';
 import { AlreadyExistsError, BadRequestError, ConflictError, NotFoundError } from '../../core/errors.js';
 import type { RunKey, RunStore } from '../../core/ports/run-store.js';
-import type { DagRunResource, RunRef } from '../../core/resources.js';
+import type { DagRunResource } from '../../core/resources.js';
 import { API_VERSION } from '../../core/resources.js';
-import { newRunState } from '../../core/run/state.js';
 import { RunStatus } from '../../core/run/status.js';
-import { mkDag, mkStep } from '../../core/run/testkit.js';
+import { runListConformance } from './conformance-list.js';
+import { makeRun } from './run-fixture.js';
 import { runKeyOf } from '../../core/ports/run-store.js';
 
-export interface RunFixture {
-  dagName?: string;
-  dagRunId?: string;
-  creationTimestamp?: string;
-  parent?: RunRef;
-  labels?: Record<string, string>;
-}
-
-/** A complete DagRun resource as the engine would create it (metadata server fields left empty). */
-export function makeRun(f: RunFixture = {}): DagRunResource {
-  const dagName = f.dagName ?? 'hello';
-  const dagRunId = f.dagRunId ?? 'r1';
-  const definition = mkDag([mkStep('a'), mkStep('b', { depends: ['a'] })], { name: dagName });
-  const root = f.parent ?? { name: dagName, dagRunId };
-  const named = dagRunMetadata({ dagName, dagRunId }, root, f.parent);
-  return {
-    apiVersion: API_VERSION,
-    kind: 'DagRun',
-    metadata: {
-      ...named, uid: '', resourceVersion: '', creationTimestamp: f.creationTimestamp ?? '',
-      labels: { ...named.labels, ...f.labels },
-    },
-    spec: {
-      dagName, dagRunId, definition, localDags: {}, params: 'A=1', trigger: 'manual', workingDir: '/tmp',
-      root, ...(f.parent ? { parent: f.parent } : {}),
-    },
-    status: {
-      attemptId: 'att-1', queuedAt: '2024-01-01T00:00:00.000Z', run: newRunState(definition),
-    },
-  };
-}
+export { makeRun, type RunFixture } from './run-fixture.js';
 
 const ids = (rs: DagRunResource[]): string[] => rs.map((r) => `${r.spec.dagName}/${r.spec.dagRunId}`);
 
@@ -187,6 +156,8 @@ export function runStoreConformance(name: string, makeStore: () => Promise<RunSt
         expect(ids(await store.list({ writtenBefore: Date.now() + 1000 }))).toEqual(['child/c1', 'b/r2', 'a/r4', 'a/r3', 'a/r1']);
       });
     });
+
+    runListConformance(() => store);
 
     describe('delete', () => {
       it('removes the run so get, list and create see it gone', async () => {

@@ -2,10 +2,11 @@
 import { Router, type Request } from 'express';
 import { BadRequestError, DomainError } from '../../core/errors.js';
 import type { RunStatus, NodeStatus } from '../../core/run/status.js';
+import { decodeRunCursor, encodeRunCursor, MAX_CURSOR_LENGTH } from '../../core/run/run-list.js';
 import { parseTagFilter } from '../../core/spec/tags.js';
 import { runDetail } from '../../engine/services/presenter.js';
 import type { RunFilter } from '../../engine/services/api.js';
-import { body, queryInt, queryList, queryString } from '../input.js';
+import { body, queryInt, queryList, queryString, show } from '../input.js';
 import { HttpError } from '../errors.js';
 import type { RunsRouterDeps } from './deps.js';
 import { checkDagName, checkStepName, intIn, optRunId, runKeyParams, stepNameParam } from './input.js';
@@ -13,6 +14,9 @@ import { runKeyOf } from '../../core/ports/run-store.js';
 
 /** Unix seconds up to year 9999. */
 const MAX_UNIX = 253_402_300_799;
+
+/** Longest page of GET /dag-runs (as perPage of GET /dags, SPEC 8). */
+export const MAX_RUNS_LIMIT = 1000;
 
 function runFilter(req: Request): RunFilter {
   const name = queryString(req, 'name', 100);
@@ -32,7 +36,16 @@ function runFilter(req: Request): RunFilter {
     if ('error' in parsed) throw new BadRequestError(`invalid tags filter: ${parsed.error}`);
     f.tags = parsed;
   }
-  return f;
+  return { ...f, ...pageOf(req) };
+}
+
+/** `limit` and `cursor` of a page (both optional: without them, every run the filters keep). */
+function pageOf(req: Request): Pick<RunFilter, 'limit' | 'after'> {
+  const limit = queryInt(req, 'limit', 0, 1, MAX_RUNS_LIMIT);
+  const cursor = queryString(req, 'cursor', MAX_CURSOR_LENGTH);
+  const after = cursor ? decodeRunCursor(cursor) : undefined;
+  if (cursor && !after) throw new BadRequestError(`invalid cursor ${show(cursor)}: pass the nextCursor of a previous answer unchanged`);
+  return { ...(limit > 0 ? { limit } : {}), ...(after ? { after } : {}) };
 }
 
 export function manageRouter(deps: RunsRouterDeps): Router {
@@ -40,7 +53,11 @@ export function manageRouter(deps: RunsRouterDeps): Router {
   const { runs, control, queries } = deps;
 
   r.get('/dag-runs', async (req, res) => {
-    res.json({ dagRuns: await queries.list(runFilter(req)) });
+    const f = runFilter(req);
+    const page = await queries.list(f);
+    // nextCursor only for a page (limit or cursor given): without them the answer is SPEC 4.5's, unchanged.
+    const paged = f.limit !== undefined || f.after !== undefined;
+    res.json({ dagRuns: page.dagRuns, ...(paged ? { nextCursor: page.next ? encodeRunCursor(page.next) : null } : {}) });
   });
 
   r.get('/dag-runs/:name/:dagRunId', async (req, res) => {

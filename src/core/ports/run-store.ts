@@ -1,4 +1,6 @@
 import type { DagRunResource, DagRunStatus } from '../resources.js';
+import type { RunStatus } from '../run/status.js';
+import type { TagFilter } from '../spec/tags.js';
 
 export interface RunKey {
   dagName: string;
@@ -22,6 +24,30 @@ export interface RunListFilter {
   writtenBefore?: number;
   /** At most this many (the newest), found without reading every run when there are more. */
   limit?: number;
+  /*
+   * The filters of a run list (SPEC 4.5), decided by core/run/run-list.ts for every adapter: an adapter
+   * may narrow with its own index first, never decide differently.
+   */
+  status?: RunStatus;
+  /** Inclusive bounds (ms since the epoch) on the run's time: its start, else its queue time, else its creation. */
+  fromMs?: number;
+  toMs?: number;
+  /** A substring of the run id. */
+  dagRunIdContains?: string;
+  /** SPEC 2.9 tag filter on the run's definition snapshot. */
+  tags?: TagFilter;
+  /** Only runs after this position of the list order (a cursor: the last run of the previous page). */
+  after?: RunPosition;
+}
+
+/**
+ * A run's place in list order: newest first by creation time (ms), ties broken by run id, then DAG name
+ * (both descending). A run keeps its place for life, so a cursor is stable while runs are added.
+ */
+export interface RunPosition {
+  createdMs: number;
+  dagRunId: string;
+  dagName: string;
 }
 
 /**
@@ -29,7 +55,8 @@ export interface RunListFilter {
  * - create fails with AlreadyExistsError when the run id exists for that DAG name;
  * - updateStatus is compare-and-swap on metadata.resourceVersion (ConflictError when it moved);
  *   it replaces status only, like the Kubernetes status subresource;
- * - get returns undefined when absent; list returns newest first (creationTimestamp, then name).
+ * - get returns undefined when absent; list returns newest first (RunPosition order), filtered and
+ *   paged as core/run/run-list.ts decides.
  */
 export interface RunStore {
   create(run: DagRunResource): Promise<DagRunResource>;

@@ -2,7 +2,7 @@
  * What the API (and the CLI) call on the engine's services: interfaces, so callers depend on these and
  * not on the classes that implement them (one implementation today, shared by both backends).
  */
-import type { RunKey } from '../../core/ports/run-store.js';
+import type { RunKey, RunPosition } from '../../core/ports/run-store.js';
 import type { ControlObservation } from '../../core/ports/run-controls.js';
 import type { DagRunResource } from '../../core/resources.js';
 import type { NodeStatus, RunStatus } from '../../core/run/status.js';
@@ -50,6 +50,16 @@ export interface RunFilter {
   /** Substring of the run id. */
   dagRunId?: string;
   tags?: TagFilter;
+  /** At most this many runs (a page); without it, every run the filter keeps. */
+  limit?: number;
+  /** Only runs after this place in the list (the `next` of the previous page). */
+  after?: RunPosition;
+}
+
+/** A list of run summaries; `next` is where the following page starts (undefined: this was the last). */
+export interface RunPage {
+  dagRuns: RunSummary[];
+  next?: RunPosition;
 }
 
 export interface SubRunSummary extends RunSummary {
@@ -59,7 +69,7 @@ export interface SubRunSummary extends RunSummary {
 
 /** The read side of runs (SPEC 4.5): listings, outputs, sub-DAG runs. */
 export interface RunQueriesApi {
-  list(f: RunFilter): Promise<RunSummary[]>;
+  list(f: RunFilter): Promise<RunPage>;
   outputs(key: RunKey): Promise<OutputsBody>;
   subRuns(key: RunKey): Promise<SubRunSummary[]>;
   subRunSpec(key: RunKey, subDagRunId: string): Promise<{ dagRunId: string; name: string; spec: string; dag: DagDefinition }>;

@@ -2,15 +2,14 @@
 import { stringify } from 'yaml';
 import { NotFoundError } from '../../core/errors.js';
 import type { RunKey } from '../../core/ports/run-store.js';
-import type { DagRunResource } from '../../core/resources.js';
 import { isRunTerminal } from '../../core/run/status.js';
-import { matchesTagFilter } from '../../core/spec/tags.js';
+import { positionOf } from '../../core/run/run-list.js';
 import type { DagDefinition } from '../../core/spec/types.js';
 import type { EngineDeps } from '../deps.js';
 import type { OutputsBody } from '../run/finish.js';
-import { runSummary, type RunSummary } from './presenter.js';
+import { runSummary } from './presenter.js';
 import type { RunService } from './run-service.js';
-import type { RunFilter, RunQueriesApi, SubRunSummary } from './api.js';
+import type { RunFilter, RunPage, RunQueriesApi, SubRunSummary } from './api.js';
 import { runKeyOf } from '../../core/ports/run-store.js';
 
 
@@ -21,21 +20,28 @@ export const EMPTY_OUTPUTS: OutputsBody = {
 };
 
 
-const when = (r: DagRunResource): number => Date.parse(r.status.run.startedAt || r.status.queuedAt || r.metadata.creationTimestamp);
-
 export class RunQueries implements RunQueriesApi {
   constructor(private readonly deps: Pick<EngineDeps, 'store' | 'logs'>, private readonly runs: RunService) {}
 
-  /** Root runs, newest first. */
-  async list(f: RunFilter): Promise<RunSummary[]> {
-    const runs = await this.deps.store.list({ rootOnly: true, ...(f.name !== undefined ? { dagName: f.name } : {}) });
-    return runs.filter((r) => {
-      if (f.status !== undefined && r.status.run.status !== f.status) return false;
-      if (f.fromMs !== undefined && !(when(r) >= f.fromMs)) return false;
-      if (f.toMs !== undefined && !(when(r) <= f.toMs)) return false;
-      if (f.dagRunId !== undefined && !r.spec.dagRunId.includes(f.dagRunId)) return false;
-      return !f.tags || matchesTagFilter(r.spec.definition.tags ?? [], f.tags);
-    }).map((r) => runSummary(this.deps.logs, r));
+  /**
+   * Root runs, newest first (core/run/run-list.ts), filtered by the store (through its index where it has
+   * one). A page asks for one run more than it returns, to know whether another page follows.
+   */
+  async list(f: RunFilter): Promise<RunPage> {
+    const runs = await this.deps.store.list({
+      rootOnly: true,
+      ...(f.name !== undefined ? { dagName: f.name } : {}),
+      ...(f.status !== undefined ? { status: f.status } : {}),
+      ...(f.fromMs !== undefined ? { fromMs: f.fromMs } : {}),
+      ...(f.toMs !== undefined ? { toMs: f.toMs } : {}),
+      ...(f.dagRunId ? { dagRunIdContains: f.dagRunId } : {}),
+      ...(f.tags ? { tags: f.tags } : {}),
+      ...(f.after ? { after: f.after } : {}),
+      ...(f.limit !== undefined ? { limit: f.limit + 1 } : {}),
+    });
+    const more = f.limit !== undefined && runs.length > f.limit;
+    const page = more ? runs.slice(0, f.limit) : runs;
+    return { dagRuns: page.map((r) => runSummary(this.deps.logs, r)), ...(more ? { next: positionOf(page.at(-1)!) } : {}) };
   }
 
   /** SPEC 2.7 outputs of the run's current attempt; the empty form when there are none (yet). */

@@ -1,14 +1,6 @@
-/** Small helpers of LocalRunStore: listing order, directory reads, bounded parallelism. */
+/** Small helpers of LocalRunStore: directory reads, bounded parallelism. */
 import { readdir, stat } from 'node:fs/promises';
-import type { DagRunResource } from '../../../core/resources.js';
 import { isNotFound } from '../../fs/atomic.js';
-
-/** Code-unit order, not the locale's (ids and ISO times are ASCII; ICU's collator also costs ~15 ms to set up). */
-export const ordinal = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-export function newestFirst(a: DagRunResource, b: DagRunResource): number {
-  return ordinal(b.metadata.creationTimestamp, a.metadata.creationTimestamp) || ordinal(b.spec.dagRunId, a.spec.dagRunId);
-}
 
 export function safe(fn: () => unknown): boolean {
   try {

@@ -5,7 +5,8 @@
  *                                       status.json  {"resourceVersion","uid","status"} (rewritten per update)
  *                                       stop         marker: a stop was requested (own file, own writer)
  *                                       ...          logs, outputs, exec records of other adapters
- *   <dataDir>/runs/<dagName>/.order/<creationTimestamp>_<dagRunId>   creation-order index (order-index.ts)
+ *   <dataDir>/index/runs.sqlite                       the run index (run-index.ts, ADR 0016)
+ * (`<dagName>/.order/`, the per-DAG creation index of earlier versions, is no run directory: ignored.)
  */
 import { isAbsolute, join, resolve, sep } from 'node:path';
 import { BadRequestError } from '../../../core/errors.js';
@@ -15,7 +16,6 @@ import { isSafeDagName, isValidRunId } from '../../../core/resources.js';
 export const SPEC_FILE = 'spec.json';
 export const STATUS_FILE = 'status.json';
 export const STOP_FILE = 'stop';
-export const ORDER_DIR = '.order';
 
 export interface RunPaths {
   dir: string;
@@ -38,11 +38,6 @@ export class Layout {
       throw new BadRequestError(`invalid DAG name ${JSON.stringify(dagName)}`, { dagName });
     }
     return this.under(join(this.runsRoot, dagName));
-  }
-
-  /** The DAG's creation-order index (order-index.ts): `.order` is no valid run id. */
-  orderDir(dagName: string): string {
-    return join(this.dagDir(dagName), ORDER_DIR);
   }
 
   /** Every driver loop asks for the same few runs' paths: validated and joined once (bounded). */

@@ -19,23 +19,25 @@
 import { randomUUID } from 'node:crypto';
 import { access, mkdir, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../../../core/errors.js';
 import type { Clock } from '../../../core/ports/clock.js';
 import type { RunKey, RunListFilter, RunStore } from '../../../core/ports/run-store.js';
 import type { DagRunResource, DagRunStatus } from '../../../core/resources.js';
 import { API_VERSION } from '../../../core/resources.js';
-import { isNotFound, readHead, readHeadSync, readJson, writeFileAtomic, writeFileAtomicSync, CorruptFileError } from '../../fs/atomic.js';
+import { isNotFound, readHeadSync, readJson, writeFileAtomic, writeFileAtomicSync, CorruptFileError } from '../../fs/atomic.js';
 import type { SpecFile, StatusFile, StatusHead } from './files.js';
 import {
   encodeStatus, initialVersion, nextVersion, parseStatusHead, STATUS_HEAD_BYTES, toResource,
   migrateSpecFile, validateSpecFile, validateStatusFile,
 } from './files.js';
-import { deepFreeze, mapLimit, newestFirst, ordinal, readdirSafe, safe, writtenAt } from './helpers.js';
+import { deepFreeze, mapLimit, readdirSafe, safe, writtenAt } from './helpers.js';
+import { IndexKeeper } from './index-keeper.js';
 import { KeyedMutex } from './mutex.js';
-import { addOrder, readOrder, removeOrder, type OrderIndex } from './order-index.js';
 import type { RunPaths } from './paths.js';
 import { cacheKey, Layout } from './paths.js';
 import { runKeyOf } from '../../../core/ports/run-store.js';
+import { narrowsRuns, runEntryOf, selectRuns } from '../../../core/run/run-list.js';
 
 /** Parsed specs kept for status updates (an LRU: only runs being updated need them). */
 const SPEC_CACHE_MAX = 1000;
@@ -53,12 +55,8 @@ const LIST_CONCURRENCY = 32;
 /** A run directory found by list(), its paths computed once. */
 interface Found { dagName: string; dagRunId: string; p: RunPaths }
 
-/** A DAG's creation index and where it lives. */
-interface Order { dir: string; index: OrderIndex }
-
-/** spec.json starts with apiVersion, kind and metadata (name, uid, creationTimestamp, ...): its creation time is in the first bytes. */
-const SPEC_HEAD_BYTES = 1024;
-const CREATED = /^\{"apiVersion":"[^"]*","kind":"DagRun","metadata":\{[^{}]*?"creationTimestamp":"([^"\\]*)"/;
+/** The run index (ADR 0016), beside the runs: `runs/` holds only DAG directories. */
+export const indexFile = (dataDir: string): string => join(dataDir, 'index', 'runs.sqlite');
 
 export class LocalRunStore implements RunStore {
   private readonly layout: Layout;
@@ -67,10 +65,30 @@ export class LocalRunStore implements RunStore {
   private readonly specs = new Map<string, SpecFile>();
   /** Highest version this instance wrote: a re-created run starts above it (see initialVersion). */
   private highWater = 0n;
+  private readonly index: IndexKeeper;
 
   constructor(opts: LocalRunStoreOptions) {
     this.layout = new Layout(opts.dataDir);
     this.clock = opts.clock ?? { now: () => Date.now() };
+    this.index = new IndexKeeper({
+      runsRoot: this.layout.runsRoot,
+      dagNames: async () => (await readdirSafe(this.layout.runsRoot)).filter((n) => safe(() => this.layout.dagDir(n))),
+      runIds: async (dagName) => {
+        const dir = this.layout.dagDir(dagName);
+        return (await readdirSafe(dir)).filter((id) => safe(() => this.layout.runPathsIn(dir, id)));
+      },
+      read: (key) => this.read(this.layout.computeRunPaths(key)),
+    }, { file: indexFile(opts.dataDir), clock: this.clock });
+  }
+
+  /** Resolves once lists are answered from the run index (built now if it must be); false when it cannot be used. */
+  indexReady(timeoutMs?: number): Promise<boolean> {
+    return this.index.whenReady(timeoutMs);
+  }
+
+  /** Closes the run index file (the store still works; it reopens on the next use). */
+  close(): void {
+    this.index.close();
   }
 
   runDir(key: RunKey): string {
@@ -80,6 +98,7 @@ export class LocalRunStore implements RunStore {
   async create(run: DagRunResource): Promise<DagRunResource> {
     const key = runKeyOf(run);
     const p = this.layout.runPaths(key);
+    this.index.open(); // first: in an empty data directory the index starts complete
     await mkdir(this.layout.dagDir(key.dagName), { recursive: true });
     try {
       await mkdir(p.dir); // not recursive: the atomic "does it exist" check
@@ -104,17 +123,20 @@ export class LocalRunStore implements RunStore {
       spec: run.spec,
     };
     const st: StatusFile = { resourceVersion: this.issue(initialVersion(now, this.highWater)), uid: spec.metadata.uid, status: run.status };
+    const created = toResource(spec, st);
+    const indexed = this.index.beforeWrite(created);
     try {
       // status.json first, spec.json last: a run dir without spec.json is half-written (list skips it).
       writeFileAtomicSync(p.status, encodeStatus(st));
       await writeFileAtomic(p.spec, JSON.stringify(spec), { mkdir: false });
     } catch (err) {
+      this.index.abandon(indexed);
       await rm(p.dir, { recursive: true, force: true }).catch(() => undefined);
       throw err;
     }
-    addOrder(this.layout.orderDir(key.dagName), spec.metadata.creationTimestamp, key.dagRunId);
+    this.index.afterWrite(indexed);
     this.specs.delete(cacheKey(key));
-    return structuredClone(toResource(spec, st));
+    return structuredClone(created);
   }
 
   async get(key: RunKey): Promise<DagRunResource | undefined> {
@@ -132,18 +154,37 @@ export class LocalRunStore implements RunStore {
       }
       const spec = await this.cachedSpec(ck, p, head.uid);
       const st: StatusFile = { resourceVersion: this.issue(nextVersion(head.resourceVersion)), uid: head.uid, status };
+      const updated = toResource(spec, st);
+      const indexed = this.index.beforeWrite(updated);
       try {
         // Through the I/O thread pool: the driver writes behind, while the step it just started runs.
         await writeFileAtomic(p.status, encodeStatus(st), { mkdir: false });
       } catch (err) {
+        this.index.abandon(indexed);
         if (isNotFound(err)) throw new NotFoundError(`run ${ck} not found`, { ...key });
         throw err;
       }
-      return toResource(spec, st);
+      this.index.afterWrite(indexed);
+      return updated;
     });
   }
 
+  /**
+   * A list that narrows (a limit, a cursor, filters beyond name and root) is answered from the run index
+   * once it is complete; otherwise, and for whole listings, from the run directories.
+   */
   async list(filter: RunListFilter = {}): Promise<DagRunResource[]> {
+    if (filter.dagName !== undefined) this.layout.dagDir(filter.dagName); // BadRequestError for an unsafe name
+    if (filter.limit !== undefined && filter.limit <= 0) return [];
+    if (filter.writtenBefore === undefined && narrowsRuns(filter)) {
+      const indexed = await this.index.list(filter);
+      if (indexed) return indexed;
+    }
+    return this.scan(filter);
+  }
+
+  /** Every run directory read: the filters and order of core on what the files say. */
+  private async scan(filter: RunListFilter): Promise<DagRunResource[]> {
     const dagNames = filter.dagName !== undefined
       ? [filter.dagName]
       : (await readdirSafe(this.layout.runsRoot)).filter((n) => safe(() => this.layout.dagDir(n)));
@@ -161,53 +202,8 @@ export class LocalRunStore implements RunStore {
       const old = await mapLimit(found, LIST_CONCURRENCY, async (f) => (await writtenAt(f.p.status)) <= before);
       found = found.filter((_, i) => old[i]);
     }
-    const keep = (r: DagRunResource | undefined): r is DagRunResource => r !== undefined && (!filter.rootOnly || !r.spec.parent);
-    if (filter.limit !== undefined && filter.limit < found.length) return this.newest(found, filter.limit, keep);
-    const runs = (await mapLimit(found, LIST_CONCURRENCY, (f) => this.read(f.p))).filter(keep);
-    return runs.sort(newestFirst);
-  }
-
-  /**
-   * The newest `limit` runs that `keep` takes, in list order. The order comes from each DAG's creation
-   * index, else from the creation time at the head of the spec file (which then goes into the index);
-   * whole runs are read from the newest down, only until there are enough.
-   */
-  private async newest(found: Found[], limit: number, keep: (r: DagRunResource | undefined) => r is DagRunResource): Promise<DagRunResource[]> {
-    const orders = new Map<string, Order>();
-    for (const dagName of new Set(found.map((f) => f.dagName))) {
-      const dir = this.layout.orderDir(dagName);
-      orders.set(dagName, { dir, index: await readOrder(dir) });
-    }
-    const stamped = await mapLimit(found, LIST_CONCURRENCY, async (f) => ({ f, at: await this.creationOf(f, orders.get(f.dagName)!) }));
-    stamped.sort((a, b) => ordinal(b.at, a.at) || ordinal(b.f.dagRunId, a.f.dagRunId));
-    const out: DagRunResource[] = [];
-    for (const { f } of stamped) {
-      if (out.length >= limit) break;
-      const run = await this.read(f.p);
-      if (keep(run)) out.push(run);
-    }
-    return out;
-  }
-
-  /** A run's creation time: from its DAG's index, else from its spec file (then put into the index, replacing conflicting entries). */
-  private async creationOf(f: Found, order: Order): Promise<string> {
-    const indexed = order.index.get(f.dagRunId);
-    if (indexed) return indexed;
-    const at = await this.createdAt(f.p);
-    if (!at) return at;
-    if (indexed === null) await removeOrder(order.dir, f.dagRunId);
-    addOrder(order.dir, at, f.dagRunId);
-    return at;
-  }
-
-  /** metadata.creationTimestamp from the first bytes of spec.json (it comes before the big spec); the whole file if not there. */
-  private async createdAt(p: RunPaths): Promise<string> {
-    const head = await readHead(p.spec, SPEC_HEAD_BYTES);
-    if (head === undefined) return '';
-    const m = CREATED.exec(head);
-    if (m) return m[1]!;
-    const spec = await readJson<{ metadata?: { creationTimestamp?: unknown } }>(p.spec);
-    return typeof spec?.metadata?.creationTimestamp === 'string' ? spec.metadata.creationTimestamp : '';
+    const runs = (await mapLimit(found, LIST_CONCURRENCY, (f) => this.read(f.p))).filter((r): r is DagRunResource => r !== undefined);
+    return selectRuns(runs, runEntryOf, filter);
   }
 
   async delete(key: RunKey): Promise<void> {
@@ -215,11 +211,11 @@ export class LocalRunStore implements RunStore {
     const ck = cacheKey(key);
     await this.mutex.run(ck, async () => {
       this.specs.delete(ck);
-      // Its entry in the creation index is named by it (a spec that cannot be read: every entry of the id).
-      const createdAt = await this.createdAt(p).catch(() => '');
+      // Its index row up to this version: a run created again under the key meanwhile keeps its own.
+      const head = await this.readStatusHead(p).catch(() => undefined);
       // maxRetries: another process may be renaming a file into the dir while we empty it.
       await rm(p.dir, { recursive: true, force: true, maxRetries: 3 });
-      await removeOrder(this.layout.orderDir(key.dagName), key.dagRunId, createdAt || undefined);
+      this.index.afterDelete(key, head ? BigInt(head.resourceVersion) : undefined);
     });
   }
 

@@ -8,6 +8,7 @@ import { AlreadyExistsError, BadRequestError, ConflictError, NotFoundError } fro
 import type { Clock } from '../../../core/ports/clock.js';
 import { runKeyOf, runKeyText, type RunKey, type RunListFilter, type RunStore } from '../../../core/ports/run-store.js';
 import { isSafeDagName, isValidRunId, type DagRunResource, type DagRunStatus } from '../../../core/resources.js';
+import { runEntryOf, selectRuns } from '../../../core/run/run-list.js';
 
 interface Entry {
   run: DagRunResource;
@@ -21,10 +22,6 @@ function check(k: RunKey): string {
   if (!isValidRunId(k.dagRunId)) throw new BadRequestError(`invalid dag-run id ${JSON.stringify(k.dagRunId)}`, { dagRunId: k.dagRunId });
   return runKeyText(k);
 }
-
-/** Newest first: creationTimestamp, then run id, both descending. */
-const newestFirst = (a: DagRunResource, b: DagRunResource): number =>
-  b.metadata.creationTimestamp.localeCompare(a.metadata.creationTimestamp) || b.spec.dagRunId.localeCompare(a.spec.dagRunId);
 
 export class MemoryRunStore implements RunStore {
   private readonly runs = new Map<string, Entry>();
@@ -65,10 +62,8 @@ export class MemoryRunStore implements RunStore {
 
   async list(f: RunListFilter = {}): Promise<DagRunResource[]> {
     if (f.dagName !== undefined && !isSafeDagName(f.dagName)) throw new BadRequestError(`invalid DAG name ${JSON.stringify(f.dagName)}`);
-    const found = [...this.runs.values()].filter((e) =>
-      (f.dagName === undefined || e.run.spec.dagName === f.dagName) && (!f.rootOnly || !e.run.spec.parent)
-      && (f.writtenBefore === undefined || e.writtenAt <= f.writtenBefore)).map((e) => e.run).sort(newestFirst);
-    return structuredClone(f.limit === undefined ? found : found.slice(0, f.limit));
+    const written = [...this.runs.values()].filter((e) => f.writtenBefore === undefined || e.writtenAt <= f.writtenBefore);
+    return structuredClone(selectRuns(written, (e) => runEntryOf(e.run), f).map((e) => e.run));
   }
 
   async delete(key: RunKey): Promise<void> {
