@@ -27,6 +27,8 @@ export interface OperatorConfig {
   identity?: string;
   /** SVC_OPERATOR_PORT: where GET /health and GET /metrics listen, on SVC_HOST (default 8081; 0: any free port). */
   port: number;
+  /** SVC_MAX_ACTIVE_RUNS: runs the leader drives at once (default 1000); more wait their turn, oldest first. */
+  maxActiveRuns: number;
 }
 
 function oneOf<T extends string>(name: string, v: string | undefined, values: readonly T[], fallback: T): T {
@@ -66,5 +68,6 @@ export function loadOperatorConfig(env: NodeJS.ProcessEnv, version: string): Ope
     ...(identity ? { identity } : {}),
     ...(stepServiceAccount ? { stepServiceAccount } : {}),
     port: tcpPort(text('SVC_OPERATOR_PORT')),
+    maxActiveRuns: whole('SVC_MAX_ACTIVE_RUNS', text('SVC_MAX_ACTIVE_RUNS'), 1000, 1, 'runs'),
   };
 }

@@ -52,7 +52,7 @@ export interface RunningOperator {
   /** Resolves once this replica leads and drives runs. */
   leading: Promise<void>;
   /** What the operator's metrics read. */
-  stats: { isLeader(): boolean; driving(): number; stepPods(): number };
+  stats: { isLeader(): boolean; driving(): number; waiting(): number; stepPods(): number };
   close(): Promise<void>;
 }
 
@@ -111,7 +111,7 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
     systemEnv: {}, cwd: '/', defaultShell: ['/bin/sh'], implicitDotenv: false, maxCallDepth: config.maxCallDepth,
   };
   const runs = new RunService(engine);
-  const launcher = new LaunchService(engine, runs, { drives: true });
+  const launcher = new LaunchService(engine, runs, { drives: true, maxDriving: oc.maxActiveRuns });
   const queues = new QueueProcessor(engine, launcher, config.queues);
   const scheduler = new Scheduler({
     catalog: new StoreDagCatalog(dags), launcher, runs, store, clock, log, state: schedulerState(config.dataDir), ...(config.tz ? { tz: config.tz } : {}),
@@ -159,7 +159,7 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
 
   return {
     namespace, identity, leading,
-    stats: { isLeader: () => elector.isLeader && !closed, driving: () => launcher.driving, stepPods: () => pods.size() },
+    stats: { isLeader: () => elector.isLeader && !closed, driving: () => launcher.driving, waiting: () => launcher.waitingToDrive, stepPods: () => pods.size() },
     async close() {
       closed = true;
       scheduler.stop();

@@ -10,6 +10,8 @@ export interface OperatorMetricsSources {
   isLeader(): boolean;
   /** Runs this replica drives now. */
   driving(): number;
+  /** Runs waiting for a driver (SVC_MAX_ACTIVE_RUNS reached). */
+  waiting(): number;
   /** Step and run-container Pods in the watch cache. */
   stepPods(): number;
 }
@@ -25,6 +27,7 @@ export class OperatorMetrics {
       new Gauge({ name, help, registers: [r], collect() { this.set(read()); } });
     gauge('svc_operator_leader', '1 while this replica holds the operator Lease and drives runs', () => (s.isLeader() ? 1 : 0));
     gauge('svc_operator_runs_driving', 'DAG runs this replica drives now', s.driving);
+    gauge('svc_operator_runs_waiting', 'DAG runs waiting for this replica to drive them (SVC_MAX_ACTIVE_RUNS reached)', s.waiting);
     gauge('svc_operator_step_pods', 'Step and run-container Pods this replica watches', s.stepPods);
   }
 

@@ -109,6 +109,7 @@ describeCluster('operator crashes: no run lost, no step run twice, none stuck', 
       const metrics = await (await fetch(`${url}/metrics`)).text();
       expect(metrics).toMatch(new RegExp(`^svc_operator_leader ${r.id === leaderId ? 1 : 0}$`, 'm'));
       expect(metrics).toMatch(/^svc_operator_runs_driving \d+$/m);
+      expect(metrics).toMatch(/^svc_operator_runs_waiting 0$/m);
       expect(metrics).toMatch(/^process_resident_memory_bytes \d/m);
       expect((await fetch(`${url}/nope`)).status).toBe(404);
     }

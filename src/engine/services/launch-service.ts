@@ -33,6 +33,8 @@ export class LaunchService implements RunLauncher {
   /** Consecutive driver failures per run (retryLater). */
   private readonly failures = new Map<string, number>();
   private readonly locks = new Map<string, Promise<unknown>>();
+  /** Runs waiting for a driver slot (maxDriving), oldest first; a run is in it once. */
+  private readonly waiting = new Map<string, { key: RunKey; how: 'drive' | 'resume' }>();
   private closed = false;
   /** Called with every run this launcher creates (the queue processor's index). */
   onCreated: (run: DagRunResource) => void = () => undefined;
@@ -40,8 +42,9 @@ export class LaunchService implements RunLauncher {
   /**
    * `drives`: this process drives the runs it admits and takes over orphaned ones (embedded). Without
    * (the kubernetes API server), it only admits and creates them: the operator drives them.
+   * `maxDriving`: at most this many runs driven at once; the others wait their turn, oldest first.
    */
-  constructor(private readonly deps: EngineDeps, private readonly runs: RunService, private readonly opts: { drives: boolean } = { drives: true }) {}
+  constructor(private readonly deps: EngineDeps, private readonly runs: RunService, private readonly opts: { drives: boolean; maxDriving?: number } = { drives: true }) {}
 
   start(dag: LoadedDag, o: AdmitOptions): Promise<Launched> {
     return this.admitted(dag, o, false);
@@ -55,11 +58,33 @@ export class LaunchService implements RunLauncher {
   drive(key: RunKey, how: 'drive' | 'resume' = 'drive'): void {
     const k = runKeyText(key);
     if (this.inflight.has(k) || this.closed || !this.opts.drives) return;
+    if (this.inflight.size >= (this.opts.maxDriving ?? Infinity)) {
+      // A resume asked for later wins over a plain drive: the run may have been taken over meanwhile.
+      if (!this.waiting.has(k) || how === 'resume') this.waiting.set(k, { key, how });
+      return;
+    }
+    this.waiting.delete(k);
     const p = (how === 'resume' ? this.runs.resume(key) : this.runs.drive(key)).then(
       () => { this.failures.delete(k); },
       (e: unknown) => this.retryLater(key, e),
-    ).finally(() => this.inflight.delete(k));
+    ).finally(() => {
+      this.inflight.delete(k);
+      this.next();
+    });
     this.inflight.set(k, p);
+  }
+
+  /** The oldest waiting run takes the slot that came free. */
+  private next(): void {
+    const first = this.waiting.values().next();
+    if (first.done || this.closed) return;
+    this.waiting.delete(runKeyText(first.value.key));
+    this.drive(first.value.key, first.value.how);
+  }
+
+  /** How many runs wait for a driver slot (maxDriving). */
+  get waitingToDrive(): number {
+    return this.waiting.size;
   }
 
   /**
@@ -81,8 +106,10 @@ export class LaunchService implements RunLauncher {
     return this.inflight.size;
   }
 
+  /** Driven now, or waiting for a slot to be. */
   isDriving(key: RunKey): boolean {
-    return this.inflight.has(runKeyText(key));
+    const k = runKeyText(key);
+    return this.inflight.has(k) || this.waiting.has(k);
   }
 
   /** Active (not started, running, waiting) and queued runs of a DAG name, from the store. */
