@@ -85,6 +85,9 @@ export const POLICY: readonly PolicyRule[] = [
   R('GET', '/dag-runs/:name/:dagRunId/steps/:stepName/log', 'viewer'),
   R('GET', '/dag-runs/:name/:dagRunId/sub-dag-runs', 'viewer'),
   R('GET', '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/spec', 'viewer'),
+  // Event streams (server-sent events): as the reads they follow
+  R('GET', '/events/dag-runs', 'viewer'),
+  R('GET', '/events/dag-runs/:name/:dagRunId/steps/:stepName/log', 'viewer'),
   // Runs: control
   R('POST', '/dag-runs/:name/:dagRunId/stop', 'operator'),
   R('POST', '/dag-runs/:name/:dagRunId/retry', 'operator'),

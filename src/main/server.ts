@@ -18,6 +18,7 @@ import { startAdmission } from './server/admission.js';
 import { wireAuth } from './server/auth.js';
 import { RunEvents, type AreaParts, type ServerBase } from './server/base.js';
 import { wireDags } from './server/dags.js';
+import { wireEvents } from './server/events.js';
 import { wireRuns } from './server/runs.js';
 import { wireSystem } from './server/system.js';
 import { uiRouter } from './server/ui.js';
@@ -61,7 +62,7 @@ async function startOn(backend: Backend, events: RunEvents, config: Readonly<Con
   const dags = await wireDags(base);
   const runs = await wireRuns(base, dags);
   const system = await wireSystem(base, dags, runs, auth);
-  const areas: AreaParts[] = [auth, dags, runs, system];
+  const areas: AreaParts[] = [auth, dags, runs, system, wireEvents(base)];
   const app = createApp({
     log, routers: areas.flatMap((a) => a.routers), before: areas.flatMap((a) => a.before ?? []),
     // The web UI last: every other root route (OIDC callback, /api/v1) answers first.
