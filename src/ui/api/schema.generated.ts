@@ -780,6 +780,74 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/events/dag-runs": {
+        parameters: {
+            query?: {
+                /** @description A configured remote node (default local) */
+                remoteNode?: components["parameters"]["remoteNode"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Run status changes, as server-sent events
+         * @description A text/event-stream that stays open (docs/api.md "Event streams"). Without `dagRunId`: the root
+         *     runs (of the DAG `name`, or of every DAG), as GET /dag-runs lists them; events carry summaries.
+         *     With `name` and `dagRunId` (`latest` allowed): that one run, sub-DAG runs included; events carry
+         *     the run detail as GET /dag-runs/{name}/{dagRunId} returns it.
+         *     Events: first `snapshot` ({dagRuns}: the newest `limit` runs, or {dagRun}), then a `dag-run`
+         *     ({dagRun}) whenever a run's status or one of its nodes' statuses changes (also a retry or repeat
+         *     count, a sub-run's status); never an older state of a run after a newer one. Every event has an
+         *     `id:` (1, 2, 3... per stream; a reconnection gets a new snapshot, Last-Event-ID is not needed);
+         *     a comment line (`: heartbeat`) every 15 s. Runs deleted by history retention are not announced.
+         *     Errors before the stream opens are JSON (SPEC 7); 503 when the server's stream cap is reached.
+         */
+        get: operations["streamDagRunEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/dag-runs/{name}/{dagRunId}/steps/{stepName}/log": {
+        parameters: {
+            query?: {
+                /** @description A configured remote node (default local) */
+                remoteNode?: components["parameters"]["remoteNode"];
+            };
+            header?: never;
+            path: {
+                /** @description DAG name */
+                name: components["parameters"]["name"];
+                /** @description A run id or `latest` */
+                dagRunId: components["parameters"]["dagRunId"];
+                stepName: components["parameters"]["stepName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A step's stdout or stderr as it is written, as server-sent events
+         * @description A text/event-stream (docs/api.md "Event streams"): the lines already written, then new lines as
+         *     they are written, then `end` once the step's execution is finished and its whole log sent; the
+         *     server then closes the stream (an EventSource client must call close() on `end`, or it reconnects).
+         *     `log` events carry {offset, lines}: `offset` is the 1-based number of lines[0], and the event's
+         *     `id:` the number of its last line. A line still being written (no newline yet) that grows is sent
+         *     again: a client replaces the lines it holds from `offset` on. A reconnecting client's
+         *     Last-Event-ID header (a line number) resumes after that line (the line itself is sent again).
+         *     Secrets are masked in stored logs. Heartbeat comments every 15 s. 404 for an unknown run or step.
+         */
+        get: operations["streamStepLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: {
@@ -1325,6 +1393,30 @@ export type components = {
             status: components["schemas"]["RunStatus"];
             statusLabel: components["schemas"]["RunStatusLabel"];
         };
+        /** @description Event `snapshot` of a list stream: the newest runs, as GET /dag-runs lists them */
+        DagRunsSnapshotEvent: {
+            dagRuns: components["schemas"]["DagRunSummary"][];
+        };
+        /** @description Event `dag-run` of a list stream: the changed run */
+        DagRunSummaryEvent: {
+            dagRun: components["schemas"]["DagRunSummary"];
+        };
+        /** @description Events `snapshot` and `dag-run` of a one-run stream: the run detail, as GET /dag-runs/{name}/{dagRunId} returns it */
+        DagRunDetailEvent: {
+            dagRun: components["schemas"]["DagRunDetail"];
+        };
+        /** @description Event `log`: lines from line `offset` (1-based) on; a client replaces its lines from `offset` on */
+        LogLinesEvent: {
+            offset: number;
+            lines: string[];
+        };
+        /** @description Event `end`: the step finished and its whole log was sent */
+        LogEndEvent: {
+            status: components["schemas"]["NodeStatus"];
+            statusLabel: components["schemas"]["NodeStatusLabel"];
+            /** @description Lines sent in all */
+            totalLines: number;
+        };
         DagRunIdResponse: {
             dagRunId: string;
         };
@@ -1508,6 +1600,17 @@ export type components = {
         /** @description service_unavailable: a remote node cannot be reached */
         Unavailable: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description service_unavailable: a remote node cannot be reached, or every event stream slot of this server is taken (100 at once); retry after Retry-After seconds */
+        StreamsExhausted: {
+            headers: {
+                /** @description Seconds to wait (stream cap) */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -2961,6 +3064,82 @@ export interface operations {
             415: components["responses"]["NotJson"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    streamDagRunEvents: {
+        parameters: {
+            query?: {
+                /** @description A configured remote node (default local) */
+                remoteNode?: components["parameters"]["remoteNode"];
+                /** @description Exact DAG name */
+                name?: components["schemas"]["DagName"];
+                /** @description One run of the DAG `name` (needs name; `latest` allowed) */
+                dagRunId?: components["schemas"]["RunId"];
+                /** @description Runs in the snapshot of a list stream (newest first) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream. Events (x-events): snapshot, dag-run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["StreamsExhausted"];
+        };
+    };
+    streamStepLog: {
+        parameters: {
+            query?: {
+                /** @description A configured remote node (default local) */
+                remoteNode?: components["parameters"]["remoteNode"];
+                stream?: "stdout" | "stderr";
+                /** @description Start with only the last N lines already written */
+                tail?: number;
+            };
+            header?: {
+                /** @description The last line number the client holds (reconnection) */
+                "Last-Event-ID"?: number;
+            };
+            path: {
+                /** @description DAG name */
+                name: components["parameters"]["name"];
+                /** @description A run id or `latest` */
+                dagRunId: components["parameters"]["dagRunId"];
+                stepName: components["parameters"]["stepName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream. Events (x-events): log, end. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["StreamsExhausted"];
         };
     };
     listWebhooks: {
