@@ -4,6 +4,7 @@ import { exitCodeOf, formatDuration } from '../../src/ui/lib/format';
 import { layoutSteps, NODE_WIDTH } from '../../src/ui/lib/layout';
 import { isActive, isLive, labelText, toneOf } from '../../src/ui/lib/status';
 import type { DagListItem } from '../../src/ui/api/types';
+import { parseFrame } from '../../src/ui/api/events';
 
 describe('layoutSteps', () => {
   test('places a diamond left to right, each dependency before its dependents', () => {
@@ -88,4 +89,13 @@ test.each([
   [{ statusLabel: 'failed', error: 'x', exitCode: 7 }, 7],
 ])('exitCodeOf(%j) = %s', (node, code) => {
   expect(exitCodeOf(node)).toBe(code);
+});
+
+describe('parseFrame (server-sent events)', () => {
+  test('event name and data lines; heartbeats and ids carry no event', () => {
+    expect(parseFrame('id: 3\nevent: dag-run\ndata: {"a":1}')).toEqual({ event: 'dag-run', data: '{"a":1}' });
+    expect(parseFrame('data: one\ndata: two')).toEqual({ event: 'message', data: 'one\ntwo' });
+    expect(parseFrame(': heartbeat')).toBeUndefined();
+    expect(parseFrame('retry: 3000')).toBeUndefined();
+  });
 });

@@ -90,6 +90,9 @@ describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
 
   test('start a DAG with a parameter, watch it succeed live, read a step\'s stdout and stderr', async () => {
     const p = await page();
+    // Live updates come from the server's event streams (with polling only as a safety net).
+    const streams: string[] = [];
+    p.on('request', (r) => { const u = new URL(r.url()); if (u.pathname.startsWith('/api/v2/events/')) streams.push(`${u.pathname}${u.search}`); });
     await p.goto(`${t.url}/dags`);
     await p.getByRole('link', { name: 'slow-hello' }).click();
     await p.getByRole('heading', { level: 1, name: 'slow-hello' }).waitFor();
@@ -122,6 +125,7 @@ describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
     await p.locator('.step-node[data-step="complain"]').click();
     await p.getByRole('button', { name: 'stderr' }).click();
     await expectLog(p, 'stderr', 'mind the playwright');
+    expect(streams).toContain('/api/v2/events/dag-runs?limit=1&name=slow-hello');
     await p.context().close();
   });
 

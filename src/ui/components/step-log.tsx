@@ -9,7 +9,7 @@ type Stream = 'stdout' | 'stderr';
 export function StepLog({ name, dagRunId, step, live, onClose }: { name: string; dagRunId: string; step: string; live: boolean; onClose: () => void }) {
   const [stream, setStream] = useState<Stream>('stdout');
   const log = useStepLog(name, dagRunId, step, stream);
-  useLive(keys.log(name, dagRunId, step, stream), live);
+  useLive(keys.log(name, dagRunId, step, stream), live, `/events/dag-runs/${encodeURIComponent(name)}/${encodeURIComponent(dagRunId)}/steps/${encodeURIComponent(step)}/log?stream=${stream}`);
   const page = log.data;
   return (
     <section className="panel step-log" aria-labelledby="step-log-title">

@@ -25,7 +25,8 @@ function DagPageOf({ fileName }: { fileName: string }) {
   const run = latest.data ?? null;
   // A run just started is live until `latest` is that run (and then while it is active).
   const [started, setStarted] = useState<string>();
-  useLive(keys.latest(fileName), isLive(run) || (started !== undefined && run?.dagRunId !== started));
+  const dagName = run?.name ?? dag.data?.dag?.name;
+  useLive(keys.latest(fileName), isLive(run) || (started !== undefined && run?.dagRunId !== started), dagName ? `/events/dag-runs?limit=1&name=${encodeURIComponent(dagName)}` : undefined);
   if (dag.isPending) return <Loading what={fileName} />;
   if (dag.isError) return <ErrorBox error={dag.error} what={`DAG ${fileName}`} />;
   return <DagBody fileName={fileName} detail={dag.data} run={run} runPending={latest.isPending} onStarted={setStarted} />;

@@ -19,7 +19,7 @@ export function DagsPage() {
   const [query, setQuery] = useState(params.get('q') ?? '');
   const deferred = useDeferredValue(query);
   const items = useMemo(() => (dags.data?.dags ?? []).filter((d) => matchesQuery(d, deferred)), [dags.data, deferred]);
-  useLive(keys.dags, (dags.data?.dags ?? []).some((d) => isLive(d.latestDAGRun)));
+  useLive(keys.dags, (dags.data?.dags ?? []).some((d) => isLive(d.latestDAGRun)), '/events/dag-runs?limit=1');
   const search = (q: string) => {
     setQuery(q);
     setParams(q ? { q } : {}, { replace: true });

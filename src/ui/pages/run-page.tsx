@@ -14,7 +14,7 @@ export function RunPage() {
   const run = useRun(name, dagRunId);
   const stop = useStop();
   const active = isLive(run.data);
-  useLive(keys.run(name, dagRunId), active);
+  useLive(keys.run(name, dagRunId), active, `/events/dag-runs?name=${encodeURIComponent(name)}&dagRunId=${encodeURIComponent(dagRunId)}`);
   return (
     <>
       <header className="page-header">
