@@ -6,6 +6,7 @@ import { Layout } from './components/layout';
 import { DagPage } from './pages/dag-page';
 import { DagsPage } from './pages/dags-page';
 import { RunPage } from './pages/run-page';
+import { RunsPage } from './pages/runs-page';
 
 export function App() {
   const { needLogin } = useSession();
@@ -16,6 +17,7 @@ export function App() {
         <Route index element={<Navigate to="/dags" replace />} />
         <Route path="dags" element={<DagsPage />} />
         <Route path="dags/:fileName" element={<DagPage />} />
+        <Route path="dag-runs" element={<RunsPage />} />
         <Route path="dag-runs/:name/:dagRunId" element={<RunPage />} />
         <Route path="*" element={<NotFound />} />
       </Route>

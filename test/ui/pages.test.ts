@@ -182,7 +182,46 @@ describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
     await p.getByRole('heading', { name: 'Not found' }).waitFor();
     await p.context().close();
   });
+
+  test('the runs list: newest first, filters in the address (status, DAG, run id), a run opens its page', async () => {
+    for (const [dag, id] of [['hello', 'list-ok-1'], ['hello', 'list-ok-2'], ['locked', 'list-locked']] as const) {
+      expect((await t.post(`/dags/${dag}/start`, { dagRunId: id })).status).toBe(200);
+      await waitRun(t, dag, id);
+    }
+    const p = await page();
+    await p.goto(`${t.url}/dags`);
+    await p.getByRole('link', { name: 'Runs' }).click();
+    await p.getByRole('heading', { level: 1, name: 'Runs' }).waitFor();
+    await p.locator('tr[data-run="list-locked"]').waitFor();
+    const order = await p.locator('table.runs tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run')));
+    expect(order.indexOf('list-locked')).toBeLessThan(order.indexOf('list-ok-2'));
+    expect(order.indexOf('list-ok-2')).toBeLessThan(order.indexOf('list-ok-1'));
+    await p.screenshot({ path: shot('runs'), fullPage: true });
+    await p.getByLabel('DAG').fill('hello');
+    await p.getByLabel('Run id').fill('list-ok');
+    await p.getByLabel('Status').selectOption({ label: 'succeeded' });
+    await p.locator('tr[data-run="list-locked"]').waitFor({ state: 'detached' });
+    await p.waitForFunction(() => document.querySelectorAll('table.runs tbody tr').length === 2);
+    expect(await p.locator('table.runs tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run')))).toEqual(['list-ok-2', 'list-ok-1']);
+    expect(new URL(p.url()).search).toBe('?name=hello&id=list-ok&status=4');
+    await p.getByLabel('Status').selectOption({ label: 'failed' });
+    await p.getByText('0 runs').waitFor();
+    await p.goto(`${t.url}/dag-runs?name=hello&id=list-ok-1`);
+    await p.getByRole('link', { name: 'list-ok-1' }).click();
+    await p.getByRole('heading', { level: 1, name: 'Run list-ok-1' }).waitFor();
+    await p.context().close();
+  });
 });
+
+/** Until the run has finished (succeeded, failed, aborted...). */
+async function waitRun(t: TestServer, dag: string, id: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    const r = await t.get(`/dag-runs/${dag}/${id}`);
+    if ([2, 3, 4, 6, 8].includes(r.body.dagRun?.status)) return;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  throw new Error(`${dag}/${id} did not finish`);
+}
 
 async function expectRows(p: Page, names: string[]): Promise<void> {
   await p.waitForFunction((n) => {

@@ -17,7 +17,24 @@ export const keys = {
   latest: (fileName: string) => ['dag', fileName, 'latest'] as const,
   run: (name: string, id: string) => ['run', name, id] as const,
   log: (name: string, id: string, step: string, stream: 'stdout' | 'stderr') => ['run', name, id, 'log', step, stream] as const,
+  runs: (filter: RunFilter) => ['runs', filter] as const,
 };
+
+/** The server-side filters of GET /dag-runs (dates in Unix seconds, inclusive). */
+export interface RunFilter {
+  name?: string;
+  status?: number;
+  dagRunId?: string;
+  fromDate?: number;
+  toDate?: number;
+}
+
+export function useRuns(filter: RunFilter) {
+  return useQuery({
+    queryKey: keys.runs(filter),
+    queryFn: async ({ signal }) => (await must(api.GET('/dag-runs', { params: { query: filter as never }, signal }))).dagRuns,
+  });
+}
 
 export function useDags() {
   return useQuery({

@@ -17,6 +17,7 @@ export function Layout() {
         <NavLink to="/" className="brand" aria-label="svc home">svc</NavLink>
         <ul>
           <li><NavLink to="/dags">DAGs</NavLink></li>
+          <li><NavLink to="/dag-runs" end>Runs</NavLink></li>
         </ul>
         {user ? (
           <div className="sidebar-user">

@@ -47,3 +47,10 @@ export function toneOf(label: StatusLabel | undefined): Tone {
 export function labelText(label: StatusLabel | undefined): string {
   return (label ?? 'not_started').replace(/_/g, ' ');
 }
+
+/** SPEC 3.1 run statuses: code and label, for filters. */
+export const RUN_STATUSES: readonly { code: number; label: RunStatusLabel }[] = [
+  { code: 0, label: 'not_started' }, { code: 1, label: 'running' }, { code: 2, label: 'failed' }, { code: 3, label: 'aborted' },
+  { code: 4, label: 'succeeded' }, { code: 5, label: 'queued' }, { code: 6, label: 'partially_succeeded' }, { code: 7, label: 'waiting' },
+  { code: 8, label: 'rejected' },
+];

@@ -1,0 +1,108 @@
+/**
+ * The runs list (GET /dag-runs): root runs newest first, filtered by the server (DAG name, status, run id,
+ * a date range: the filters live in the address, so a filtered list can be bookmarked), live while any
+ * listed run may still change.
+ */
+import { useMemo, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { useLive } from '../api/live';
+import { keys, useRuns, type RunFilter } from '../api/queries';
+import type { DagRunSummary } from '../api/types';
+import { ErrorBox, Loading } from '../components/query-state';
+import { StatusBadge } from '../components/status-badge';
+import { elapsed, formatTime } from '../lib/format';
+import { useNow, useTitle } from '../lib/hooks';
+import { isLive, RUN_STATUSES } from '../lib/status';
+
+/** Rows shown at first, and added by "Show more". */
+export const RUNS_SHOWN = 200;
+
+/** The filter the address says; `from`/`to` are dates (YYYY-MM-DD), the whole day, local time. */
+export function filterOf(params: URLSearchParams): RunFilter {
+  const day = (v: string | null, end: boolean): number | undefined => {
+    if (!v || !/^\d{4}-\d{2}-\d{2}$/.test(v)) return undefined;
+    const t = new Date(`${v}T${end ? '23:59:59' : '00:00:00'}`).getTime();
+    return Number.isFinite(t) ? Math.floor(t / 1000) : undefined;
+  };
+  const status = params.get('status');
+  const f: RunFilter = {};
+  if (params.get('name')) f.name = params.get('name')!;
+  if (status !== null && status !== '' && Number.isInteger(Number(status))) f.status = Number(status);
+  if (params.get('id')) f.dagRunId = params.get('id')!;
+  const from = day(params.get('from'), false);
+  const to = day(params.get('to'), true);
+  if (from !== undefined) f.fromDate = from;
+  if (to !== undefined) f.toDate = to;
+  return f;
+}
+
+export function RunsPage() {
+  useTitle('Runs');
+  const [params, setParams] = useSearchParams();
+  const filter = useMemo(() => filterOf(params), [params]);
+  const runs = useRuns(filter);
+  const [shown, setShown] = useState(RUNS_SHOWN);
+  useLive(keys.runs(filter), (runs.data ?? []).slice(0, shown).some(isLive), '/events/dag-runs?limit=1');
+  const set = (k: string, v: string) => {
+    const next = new URLSearchParams(params);
+    if (v) next.set(k, v);
+    else next.delete(k);
+    setParams(next, { replace: true });
+    setShown(RUNS_SHOWN);
+  };
+  return (
+    <>
+      <header className="page-header"><h1>Runs</h1></header>
+      <form className="filters" aria-label="Filter runs" onSubmit={(e) => e.preventDefault()}>
+        <label>DAG <input type="search" value={params.get('name') ?? ''} onChange={(e) => set('name', e.target.value.trim())} placeholder="exact name" /></label>
+        <label>Status
+          <select value={params.get('status') ?? ''} onChange={(e) => set('status', e.target.value)}>
+            <option value="">any</option>
+            {RUN_STATUSES.map((s) => <option key={s.code} value={s.code}>{s.label}</option>)}
+          </select>
+        </label>
+        <label>Run id <input type="search" value={params.get('id') ?? ''} onChange={(e) => set('id', e.target.value.trim())} placeholder="part of the id" /></label>
+        <label>From <input type="date" value={params.get('from') ?? ''} onChange={(e) => set('from', e.target.value)} /></label>
+        <label>To <input type="date" value={params.get('to') ?? ''} onChange={(e) => set('to', e.target.value)} /></label>
+      </form>
+      {runs.isPending ? <Loading what="runs" /> : null}
+      {runs.isError ? <ErrorBox error={runs.error} what="the runs" /> : null}
+      {runs.data ? <RunTable runs={runs.data} shown={shown} onMore={() => setShown((n) => n + RUNS_SHOWN)} /> : null}
+    </>
+  );
+}
+
+function RunTable({ runs, shown, onMore }: { runs: DagRunSummary[]; shown: number; onMore: () => void }) {
+  const rows = runs.slice(0, shown);
+  const now = useNow(rows.some(isLive));
+  return (
+    <>
+      <p className="muted small" aria-live="polite">{rows.length === runs.length ? `${runs.length} runs` : `${rows.length} of ${runs.length} runs`}</p>
+      <table className="table runs" aria-label="Runs">
+        <thead>
+          <tr>
+            <th scope="col">DAG</th>
+            <th scope="col">Run</th>
+            <th scope="col">Status</th>
+            <th scope="col">Started</th>
+            <th scope="col">Duration</th>
+            <th scope="col">Params</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={`${r.name}/${r.dagRunId}`} data-run={r.dagRunId}>
+              <td>{r.name}</td>
+              <td><Link to={`/dag-runs/${encodeURIComponent(r.name)}/${encodeURIComponent(r.dagRunId)}`}><code>{r.dagRunId}</code></Link></td>
+              <td><StatusBadge label={r.statusLabel} /></td>
+              <td>{formatTime(r.startedAt || r.queuedAt)}</td>
+              <td>{elapsed(r.startedAt, r.finishedAt, now)}</td>
+              <td className="muted small">{r.params}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {rows.length < runs.length ? <button type="button" className="ghost" onClick={onMore}>Show more</button> : null}
+    </>
+  );
+}
