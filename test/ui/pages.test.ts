@@ -183,6 +183,25 @@ describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
     await p.context().close();
   });
 
+  test('the DAG page\'s history grid: one row per step, one column per run, newest first', async () => {
+    t.dag('grid', 'steps:\n  - name: first\n    command: "true"\n  - name: second\n    command: exit ${CODE}\nparams:\n  - CODE: "0"\n');
+    for (const [id, code] of [['grid-1', '0'], ['grid-2', '3']] as const) {
+      expect((await t.post('/dags/grid/start', { dagRunId: id, params: `CODE=${code}` })).status).toBe(200);
+      await waitRun(t, 'grid', id);
+    }
+    const p = await page();
+    await p.goto(`${t.url}/dags/grid`);
+    const grid = p.getByRole('table', { name: 'Step statuses of recent runs' });
+    await grid.waitFor();
+    const cells = (step: string) => grid.locator(`tr[data-step="${step}"] .cell`).evaluateAll((c) => c.map((x) => x.getAttribute('data-status')));
+    expect(await cells('first')).toEqual(['succeeded', 'succeeded']);
+    expect(await cells('second')).toEqual(['failed', 'succeeded']);
+    await p.screenshot({ path: shot('history'), fullPage: true });
+    await grid.getByRole('link', { name: 'run grid-2' }).click();
+    await p.getByRole('heading', { level: 1, name: 'Run grid-2' }).waitFor();
+    await p.context().close();
+  });
+
   test('the runs list: newest first, filters in the address (status, DAG, run id), a run opens its page', async () => {
     for (const [dag, id] of [['hello', 'list-ok-1'], ['hello', 'list-ok-2'], ['locked', 'list-locked']] as const) {
       expect((await t.post(`/dags/${dag}/start`, { dagRunId: id })).status).toBe(200);

@@ -14,11 +14,24 @@ export const LOG_TAIL = 2000;
 export const keys = {
   dags: ['dags'] as const,
   dag: (fileName: string) => ['dag', fileName] as const,
-  latest: (fileName: string) => ['dag', fileName, 'latest'] as const,
+  /** A DAG's runs: its latest and its history grid (one invalidation refreshes both). */
+  dagRuns: (fileName: string) => ['dag', fileName, 'runs'] as const,
+  latest: (fileName: string) => ['dag', fileName, 'runs', 'latest'] as const,
   run: (name: string, id: string) => ['run', name, id] as const,
   log: (name: string, id: string, step: string, stream: 'stdout' | 'stderr') => ['run', name, id, 'log', step, stream] as const,
   runs: (filter: RunFilter) => ['runs', filter] as const,
+  history: (fileName: string) => ['dag', fileName, 'runs', 'history'] as const,
 };
+
+/** Runs in a DAG's history grid. */
+export const HISTORY_RUNS = 30;
+
+export function useDagHistory(fileName: string) {
+  return useQuery({
+    queryKey: keys.history(fileName),
+    queryFn: ({ signal }) => must(api.GET('/dags/{fileName}/dag-runs', { params: { path: { fileName }, query: { limit: HISTORY_RUNS } }, signal })),
+  });
+}
 
 /** The server-side filters of GET /dag-runs (dates in Unix seconds, inclusive). */
 export interface RunFilter {

@@ -54,3 +54,10 @@ export const RUN_STATUSES: readonly { code: number; label: RunStatusLabel }[] = 
   { code: 4, label: 'succeeded' }, { code: 5, label: 'queued' }, { code: 6, label: 'partially_succeeded' }, { code: 7, label: 'waiting' },
   { code: 8, label: 'rejected' },
 ];
+
+const NODE_LABELS: readonly StatusLabel[] = ['not_started', 'running', 'failed', 'aborted', 'succeeded', 'skipped', 'partially_succeeded', 'waiting', 'rejected'];
+
+/** SPEC 3.2 step status code as its label (an unknown code reads as not started). */
+export function nodeLabelOf(code: number): StatusLabel {
+  return NODE_LABELS[code] ?? 'not_started';
+}

@@ -6,6 +6,7 @@ import { keys, useDag, useLatestRun, useStop } from '../api/queries';
 import { stepFields, type DagDetail, type DagRunDetail } from '../api/types';
 import { ErrorBox, Loading } from '../components/query-state';
 import { RunView } from '../components/run-view';
+import { HistoryGrid } from '../components/history-grid';
 import { RunSummary } from '../components/run-summary';
 import { SuspendToggle } from '../components/suspend-toggle';
 import { useTitle } from '../lib/hooks';
@@ -26,7 +27,7 @@ function DagPageOf({ fileName }: { fileName: string }) {
   // A run just started is live until `latest` is that run (and then while it is active).
   const [started, setStarted] = useState<string>();
   const dagName = run?.name ?? dag.data?.dag?.name;
-  useLive(keys.latest(fileName), isLive(run) || (started !== undefined && run?.dagRunId !== started), dagName ? `/events/dag-runs?limit=1&name=${encodeURIComponent(dagName)}` : undefined);
+  useLive(keys.dagRuns(fileName), isLive(run) || (started !== undefined && run?.dagRunId !== started), dagName ? `/events/dag-runs?limit=1&name=${encodeURIComponent(dagName)}` : undefined);
   if (dag.isPending) return <Loading what={fileName} />;
   if (dag.isError) return <ErrorBox error={dag.error} what={`DAG ${fileName}`} />;
   return <DagBody fileName={fileName} detail={dag.data} run={run} runPending={latest.isPending} onStarted={setStarted} />;
@@ -65,6 +66,10 @@ function DagBody({ fileName, detail, run, runPending, onStarted }: {
         <h2 id="latest-title">Latest run</h2>
         {run ? <RunSummary run={run} /> : <p className="muted">{runPending ? 'Loading…' : 'Not run yet.'}</p>}
         <RunView run={run} steps={steps} />
+      </section>
+      <section aria-labelledby="history-title">
+        <h2 id="history-title">History</h2>
+        <HistoryGrid fileName={fileName} />
       </section>
       <StartDialog fileName={fileName} detail={detail} open={starting} onClose={() => setStarting(false)} onStarted={(id) => { setStarting(false); onStarted(id); }} />
     </>
