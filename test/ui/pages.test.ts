@@ -202,6 +202,29 @@ describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
     await p.context().close();
   });
 
+  test('an approval step: its prompt and inputs on the run page; approve continues the run, reject ends it', async () => {
+    t.dag('gated', 'steps:\n  - name: gate\n    type: hitl\n    config: { prompt: "Ship it?", input: [WHO], required: [WHO] }\n  - name: after\n    command: echo "approved by $WHO"\n');
+    for (const id of ['gate-yes', 'gate-no']) expect((await t.post('/dags/gated/start', { dagRunId: id })).status).toBe(200);
+    const p = await page();
+    await p.goto(`${t.url}/dag-runs/gated/gate-yes`);
+    const panel = p.getByRole('region', { name: 'Approval needed: gate' });
+    await panel.waitFor();
+    await panel.getByText('Ship it?').waitFor();
+    await p.locator('.step-node[data-step="gate"][data-status="waiting"]').waitFor();
+    await p.screenshot({ path: shot('approval'), fullPage: true });
+    await panel.getByLabel('WHO (required)').fill('ada');
+    await panel.getByRole('button', { name: 'Approve' }).click();
+    await p.locator('.run-summary [data-status="succeeded"]').waitFor({ timeout: 30_000 });
+    await panel.waitFor({ state: 'detached' });
+    await p.locator('table.nodes tr[data-step="after"]').getByRole('button', { name: 'after' }).click();
+    await expectLog(p, 'stdout', 'approved by ada');
+    await p.goto(`${t.url}/dag-runs/gated/gate-no`);
+    await panel.getByLabel('Reason (optional)').fill('not today');
+    await panel.getByRole('button', { name: 'Reject' }).click();
+    await p.locator('.run-summary [data-status="rejected"]').waitFor({ timeout: 30_000 });
+    await p.context().close();
+  });
+
   test('the runs list: newest first, filters in the address (status, DAG, run id), a run opens its page', async () => {
     for (const [dag, id] of [['hello', 'list-ok-1'], ['hello', 'list-ok-2'], ['locked', 'list-locked']] as const) {
       expect((await t.post(`/dags/${dag}/start`, { dagRunId: id })).status).toBe(200);

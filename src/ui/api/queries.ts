@@ -120,6 +120,28 @@ export function useStop() {
   });
 }
 
+export interface Decision {
+  name: string;
+  dagRunId: string;
+  step: string;
+  /** Approve with these inputs, or reject with this reason ('' for none). */
+  decision: { approve: Record<string, string> } | { reject: string };
+}
+
+/** Approve or reject a waiting hitl step. */
+export function useDecide() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ name, dagRunId, step, decision }: Decision) => {
+      const path = { name, dagRunId, stepName: step };
+      return 'approve' in decision
+        ? must(api.POST('/dag-runs/{name}/{dagRunId}/steps/{stepName}/approve', { params: { path }, body: { inputs: decision.approve } }))
+        : must(api.POST('/dag-runs/{name}/{dagRunId}/steps/{stepName}/reject', { params: { path }, body: decision.reject ? { reason: decision.reject } : {} }));
+    },
+    onSettled: () => Promise.all([qc.invalidateQueries({ queryKey: ['run'] }), qc.invalidateQueries({ queryKey: ['dag'] })]),
+  });
+}
+
 export function useLogin() {
   return useMutation({
     mutationFn: (body: { username: string; password: string }) => must(api.POST('/auth/login', { body })),

@@ -10,6 +10,10 @@ import { useNow } from '../lib/hooks';
 import { isLive, type StatusLabel } from '../lib/status';
 import { NodeTable, type NodeRow } from './node-table';
 import { StepLog } from './step-log';
+import { ApprovalPanel } from './approval';
+
+/** A hitl step waiting for a decision. */
+const isWaitingApproval = (n: DagRunDetail['nodes'][number]): boolean => n.statusLabel === 'waiting' && (n.step as { type?: string }).type === 'hitl';
 
 // The graph's libraries (React Flow, dagre) are half the bundle: loaded with the first page that draws one.
 const DagGraph = lazy(() => import('./dag-graph').then((m) => ({ default: m.DagGraph })));
@@ -50,6 +54,9 @@ export function RunView({ run, steps }: { run: DagRunDetail | null; steps?: read
       </Suspense>
       {run ? (
         <>
+          {run.nodes.filter(isWaitingApproval).map((n) => (
+            <ApprovalPanel key={n.step.name} name={run.name} dagRunId={run.dagRunId} step={n.step.name} config={(n.step as { config?: Record<string, unknown> }).config ?? {}} />
+          ))}
           <NodeTable rows={rows} selected={shown} onSelect={select} now={now} />
           {shown ? <StepLog key={`${run.dagRunId}/${shown}`} name={run.name} dagRunId={run.dagRunId} step={shown} live={live} onClose={() => select(undefined)} /> : null}
         </>
