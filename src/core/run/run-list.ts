@@ -78,12 +78,16 @@ export function narrowsRuns(f: RunListFilter): boolean {
 export function selectRuns<T>(items: Iterable<T>, entryOf: (t: T) => RunEntry, f: RunListFilter): T[] {
   const limit = f.limit === undefined ? Infinity : Math.max(0, f.limit);
   if (limit === 0) return [];
-  const kept = new Heap<{ t: T; e: RunEntry }>((a, b) => compareNewestFirst(b.e, a.e));
+  const matched: Array<{ t: T; e: RunEntry }> = [];
   for (const t of items) {
     const e = entryOf(t);
-    if (!matchesRunFilter(e, f)) continue;
-    if (kept.size < limit) kept.push({ t, e });
-    else if (compareNewestFirst(e, kept.peek()!.e) < 0) kept.replaceTop({ t, e });
+    if (matchesRunFilter(e, f)) matched.push({ t, e });
+  }
+  if (limit >= matched.length) return matched.sort((a, b) => compareNewestFirst(a.e, b.e)).map((k) => k.t);
+  const kept = new Heap<{ t: T; e: RunEntry }>((a, b) => compareNewestFirst(b.e, a.e));
+  for (const m of matched) {
+    if (kept.size < limit) kept.push(m);
+    else if (compareNewestFirst(m.e, kept.peek()!.e) < 0) kept.replaceTop(m);
   }
   return kept.drain().sort((a, b) => compareNewestFirst(a.e, b.e)).map((k) => k.t);
 }

@@ -48,8 +48,8 @@ const CHECK_EVERY_MS = 1000;
 const PENDING_GRACE_MS = 30_000;
 /** After SQLite failed to open the file, lists read the files for this long before the next try. */
 const RETRY_OPEN_MS = 60_000;
-const BUILD_BATCH = 128;
-const BUILD_READS = 8;
+const BUILD_BATCH = 256;
+const BUILD_READS = 16;
 const LIST_READS = 16;
 const MIN_CHUNK = 32;
 const MAX_CHUNK = 1000;
@@ -281,11 +281,19 @@ export class IndexKeeper {
     try {
       rmSync(this.staleMark, { force: true });
       const from = this.use(() => this.index.meta('builtThrough')) ?? '';
+      let batch: RunKey[] = [];
+      let through: string | undefined;
       for (const dagName of (await this.runs.dagNames()).sort()) {
         if (from !== '' && dagName <= from) continue;
-        await this.buildDag(dagName);
-        this.use(() => this.index.setMeta('builtThrough', dagName));
+        for (const dagRunId of await this.runs.runIds(dagName)) {
+          batch.push({ dagName, dagRunId });
+          if (batch.length < BUILD_BATCH) continue;
+          await this.buildBatch(batch, through);
+          batch = [];
+        }
+        through = dagName;
       }
+      await this.buildBatch(batch, through);
       this.use(() => { this.index.setMeta('complete', '1'); this.index.setMeta('builtThrough', undefined); });
       this.complete = true;
     } finally {
@@ -293,14 +301,12 @@ export class IndexKeeper {
     }
   }
 
-  private async buildDag(dagName: string): Promise<void> {
-    const ids = await this.runs.runIds(dagName);
-    for (let i = 0; i < ids.length; i += BUILD_BATCH) {
-      // A run that cannot be read is left out: a list that reaches it by the scan reports it.
-      const runs = await mapLimit(ids.slice(i, i + BUILD_BATCH), BUILD_READS, (dagRunId) => this.runs.read({ dagName, dagRunId }).catch(() => undefined));
-      const rows = runs.filter((r): r is DagRunResource => r !== undefined).map(rowOf);
-      if (rows.length > 0 && !this.ok(() => this.index.upsert(rows))) throw new Error('index write failed');
-      await this.pause();
-    }
+  /** Rows for a batch of runs, and (in the same transaction) the last DAG whose runs are all in. */
+  private async buildBatch(keys: RunKey[], through: string | undefined): Promise<void> {
+    // A run that cannot be read is left out: a list that reaches it by the scan reports it.
+    const runs = await mapLimit(keys, BUILD_READS, (k) => this.runs.read(k).catch(() => undefined));
+    const rows = runs.filter((r): r is DagRunResource => r !== undefined).map(rowOf);
+    if (!this.ok(() => this.index.upsert(rows, undefined, through === undefined ? undefined : ['builtThrough', through]))) throw new Error('index write failed');
+    await this.pause();
   }
 }

@@ -166,14 +166,15 @@ export class RunIndex {
     });
   }
 
-  /** Rows written (or refreshed) together; each unless the row holds a higher version. */
-  upsert(rows: readonly IndexRow[], done?: PendingWrite): void {
+  /** Rows written (or refreshed) together, each unless the row holds a higher version; with `meta`, a meta value too. */
+  upsert(rows: readonly IndexRow[], done?: PendingWrite, meta?: [string, string]): void {
     const s = this.stmt(UPSERT);
     this.transaction(this.db, () => {
       for (const r of rows) {
         s.run(r.root ? 1 : 0, r.createdMs, r.dagRunId, r.dagName, Number.isNaN(r.timeMs) ? null : r.timeMs, r.status, encodeTags(r.tags), clampRv(r.rv));
       }
       if (done) this.stmt('DELETE FROM pending WHERE dag = ? AND id = ? AND rv = ?').run(done.dagName, done.dagRunId, clampRv(done.rv));
+      if (meta) this.setMeta(...meta);
     });
   }
 
