@@ -1,9 +1,10 @@
 /** The routes of the UI; the login page replaces them all while the server asks for credentials. */
-import { Link, Navigate, Route, Routes } from 'react-router';
+import { Link, Route, Routes } from 'react-router';
 import { LoginPage } from './auth/login-page';
 import { useSession } from './auth/session';
 import { Layout } from './components/layout';
 import { DagPage } from './pages/dag-page';
+import { DashboardPage } from './pages/dashboard-page';
 import { DagsPage } from './pages/dags-page';
 import { RunPage } from './pages/run-page';
 import { RunsPage } from './pages/runs-page';
@@ -14,7 +15,7 @@ export function App() {
   return (
     <Routes>
       <Route element={<Layout />}>
-        <Route index element={<Navigate to="/dags" replace />} />
+        <Route index element={<DashboardPage />} />
         <Route path="dags" element={<DagsPage />} />
         <Route path="dags/:fileName" element={<DagPage />} />
         <Route path="dag-runs" element={<RunsPage />} />

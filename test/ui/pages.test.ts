@@ -67,6 +67,7 @@ describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
   test('the DAG list shows the example DAGs, and the search box filters them', async () => {
     const p = await page();
     await p.goto(`${t.url}/`);
+    await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'DAGs' }).click();
     await p.waitForURL(/\/dags$/);
     for (const f of EXAMPLES) await p.locator(`tr[data-dag="${f.replace(/\.yaml$/, '')}"]`).waitFor();
     await p.screenshot({ path: shot('dags'), fullPage: true });
@@ -222,6 +223,27 @@ describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
     await panel.getByLabel('Reason (optional)').fill('not today');
     await panel.getByRole('button', { name: 'Reject' }).click();
     await p.locator('.run-summary [data-status="rejected"]').waitFor({ timeout: 30_000 });
+    await p.context().close();
+  });
+
+  test('the dashboard: today\'s runs by status, active runs, workers, resources', async () => {
+    expect((await t.post('/dags/hello/start', { dagRunId: 'dash-1' })).status).toBe(200);
+    await waitRun(t, 'hello', 'dash-1');
+    expect((await t.post('/dags/slow-hello/start', { dagRunId: 'dash-2' })).status).toBe(200);
+    const p = await page();
+    await p.goto(`${t.url}/`);
+    await p.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
+    const counts = p.getByRole('list', { name: 'Runs today by status' });
+    await counts.locator('[data-status="succeeded"]').waitFor();
+    await p.getByRole('table', { name: 'Active runs' }).locator('tr[data-run="dash-2"]').waitFor();
+    await p.getByRole('table', { name: 'Workers' }).waitFor();
+    await p.locator('figure.sparkline[data-chart="CPU"]').waitFor();
+    await p.screenshot({ path: shot('dashboard'), fullPage: true });
+    // The active run leaves the list live when it ends.
+    await p.getByRole('table', { name: 'Active runs' }).locator('tr[data-run="dash-2"]').waitFor({ state: 'detached', timeout: 30_000 });
+    await counts.locator('[data-status="succeeded"]').click();
+    await p.waitForURL(/\/dag-runs\?status=4&from=/);
+    await p.locator('tr[data-run="dash-1"]').waitFor();
     await p.context().close();
   });
 

@@ -120,6 +120,22 @@ export function useStop() {
   });
 }
 
+export function useWorkers() {
+  return useQuery({
+    queryKey: ['workers'],
+    queryFn: async ({ signal }) => (await must(api.GET('/workers', { signal }))).workers,
+    refetchInterval: 10_000,
+  });
+}
+
+export function useResources() {
+  return useQuery({
+    queryKey: ['resources'],
+    queryFn: ({ signal }) => must(api.GET('/services/resources/history', { signal })),
+    refetchInterval: 30_000,
+  });
+}
+
 export interface Decision {
   name: string;
   dagRunId: string;

@@ -16,6 +16,7 @@ export function Layout() {
       <nav className="sidebar" aria-label="Main">
         <NavLink to="/" className="brand" aria-label="svc home">svc</NavLink>
         <ul>
+          <li><NavLink to="/" end>Dashboard</NavLink></li>
           <li><NavLink to="/dags">DAGs</NavLink></li>
           <li><NavLink to="/dag-runs" end>Runs</NavLink></li>
         </ul>

@@ -1,0 +1,127 @@
+/**
+ * The dashboard (`/`): today's runs by status, the runs that are running, queued or waiting, the workers,
+ * and the machine's resources (GET /services/resources/history) as small charts. Live through the run
+ * event stream; resources refresh every 30 s.
+ */
+import { useMemo } from 'react';
+import { Link } from 'react-router';
+import { useLive } from '../api/live';
+import { keys, useResources, useRuns, useWorkers } from '../api/queries';
+import type { DagRunSummary } from '../api/types';
+import { ErrorBox, Loading } from '../components/query-state';
+import { Sparkline } from '../components/sparkline';
+import { StatusBadge } from '../components/status-badge';
+import { formatTime } from '../lib/format';
+import { useTitle } from '../lib/hooks';
+import { isActive, RUN_STATUSES, toneOf } from '../lib/status';
+
+/** Midnight today, local time, in Unix seconds (the day the dashboard counts). */
+export function startOfToday(now = new Date()): number {
+  return Math.floor(new Date(now.getFullYear(), now.getMonth(), now.getDate()).getTime() / 1000);
+}
+
+export function DashboardPage() {
+  useTitle('Dashboard');
+  const filter = useMemo(() => ({ fromDate: startOfToday() }), []);
+  const today = useRuns(filter);
+  useLive(keys.runs(filter), true, '/events/dag-runs?limit=1');
+  const runs = today.data ?? [];
+  return (
+    <>
+      <header className="page-header"><h1>Dashboard</h1></header>
+      <section aria-labelledby="today-title">
+        <h2 id="today-title">Today</h2>
+        {today.isPending ? <Loading what="today's runs" /> : null}
+        {today.isError ? <ErrorBox error={today.error} what="today's runs" /> : null}
+        {today.data ? <StatusCounts runs={runs} /> : null}
+      </section>
+      <section aria-labelledby="active-title">
+        <h2 id="active-title">Running, queued and waiting</h2>
+        {today.data ? <ActiveRuns runs={runs.filter((r) => isActive(r.statusLabel))} /> : null}
+      </section>
+      <section aria-labelledby="workers-title">
+        <h2 id="workers-title">Workers</h2>
+        <Workers />
+      </section>
+      <section aria-labelledby="resources-title">
+        <h2 id="resources-title">Resources</h2>
+        <Resources />
+      </section>
+    </>
+  );
+}
+
+function StatusCounts({ runs }: { runs: DagRunSummary[] }) {
+  const counts = new Map<string, number>();
+  for (const r of runs) counts.set(r.statusLabel, (counts.get(r.statusLabel) ?? 0) + 1);
+  return (
+    <ul className="counts" aria-label="Runs today by status">
+      <li className="count"><span className="count-value">{runs.length}</span> runs</li>
+      {RUN_STATUSES.filter((s) => counts.has(s.label)).map((s) => (
+        <li key={s.label} className={`count tone-${toneOf(s.label)}`} data-status={s.label}>
+          <Link to={`/dag-runs?status=${s.code}&from=${localDay()}`}><span className="count-value">{counts.get(s.label)}</span> {s.label.replace('_', ' ')}</Link>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+const localDay = (d = new Date()): string => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+
+function ActiveRuns({ runs }: { runs: DagRunSummary[] }) {
+  if (runs.length === 0) return <p className="muted">Nothing is running.</p>;
+  return (
+    <table className="table" aria-label="Active runs">
+      <thead><tr><th scope="col">DAG</th><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Since</th></tr></thead>
+      <tbody>
+        {runs.map((r) => (
+          <tr key={`${r.name}/${r.dagRunId}`} data-run={r.dagRunId}>
+            <td>{r.name}</td>
+            <td><Link to={`/dag-runs/${encodeURIComponent(r.name)}/${encodeURIComponent(r.dagRunId)}`}><code>{r.dagRunId}</code></Link></td>
+            <td><StatusBadge label={r.statusLabel} /></td>
+            <td>{formatTime(r.startedAt || r.queuedAt)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+const HEALTH: Record<string, string> = {
+  WORKER_HEALTH_STATUS_HEALTHY: 'healthy', WORKER_HEALTH_STATUS_WARNING: 'warning', WORKER_HEALTH_STATUS_UNHEALTHY: 'unhealthy',
+};
+
+function Workers() {
+  const workers = useWorkers();
+  if (workers.isPending) return <Loading what="workers" />;
+  if (workers.isError) return <ErrorBox error={workers.error} what="the workers" />;
+  if (workers.data.length === 0) return <p className="muted">No workers.</p>;
+  return (
+    <table className="table" aria-label="Workers">
+      <thead><tr><th scope="col">Worker</th><th scope="col">Health</th><th scope="col">Labels</th><th scope="col">Running</th><th scope="col">Last heartbeat</th></tr></thead>
+      <tbody>
+        {workers.data.map((w) => (
+          <tr key={w.id} data-worker={w.id}>
+            <td><code>{w.id}</code></td>
+            <td>{HEALTH[w.health_status] ?? w.health_status}</td>
+            <td className="small">{Object.entries(w.labels).map(([k, v]) => `${k}=${v}`).join(', ') || '—'}</td>
+            <td className="num">{w.running_tasks.length}</td>
+            <td>{formatTime(w.last_heartbeat)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Resources() {
+  const res = useResources();
+  if (res.isPending) return <Loading what="resources" />;
+  if (res.isError) return <ErrorBox error={res.error} what="the resources" />;
+  const charts = [['CPU', res.data.cpu, '%'], ['Memory', res.data.memory, '%'], ['Disk', res.data.disk, '%'], ['Load', res.data.load, '']] as const;
+  return (
+    <div className="charts">
+      {charts.map(([label, samples, unit]) => <Sparkline key={label} label={label} unit={unit} values={samples.map((s) => s.value)} />)}
+    </div>
+  );
+}
