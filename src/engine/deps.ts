@@ -7,6 +7,7 @@ import type { RunControls } from '../core/ports/run-controls.js';
 import type { RunEvents } from '../core/ports/run-events.js';
 import type { Ownership } from '../core/ports/ownership.js';
 import type { Notifier } from '../core/ports/notifier.js';
+import type { RunTracer } from '../core/ports/run-tracer.js';
 import type { DagRunResource } from '../core/resources.js';
 
 /** Everything the engine needs, as ports; main/ wires the adapters of one backend. */
@@ -45,6 +46,8 @@ export interface EngineDeps {
   notifier?: Notifier;
   /** How long one notification may take before it is given up (ms, default 30 s; run/notify.ts). */
   notifyTimeoutMs?: number;
+  /** Exports the spans of runs whose DAG enables `otel` (SPEC 2.2; run/tracing.ts); without it none are. */
+  tracer?: RunTracer;
   /** Who drives which run: one owner at a time; a crashed owner's runs are taken over. */
   ownership: Ownership;
   /** Called after every saved change of a run (API caches, watchers, metrics). */

@@ -18,6 +18,7 @@ import { nativeForkServer } from '../runtime/shell/native.js';
 import { hitlLauncher } from '../runtime/hitl.js';
 import { inProcessLaunchers } from '../runtime/steps/index.js';
 import { SmtpNotifier } from '../runtime/mail/notifier.js';
+import { OtlpRunTracer } from '../adapters/otel/otlp-tracer.js';
 import { LocalRunControls } from '../adapters/store/local/controls.js';
 import { LocalRunEvents } from '../adapters/store/local/events.js';
 import { BuiltinSecretProvider } from '../runtime/secrets/providers.js';
@@ -44,7 +45,7 @@ export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<Engi
   return {
     store, logs, launchers: { ...inProcessLaunchers(logs), shell, hitl: hitlLauncher, container: undefined },
     controls: new LocalRunControls({ dataDir: config.dataDir }), events: new LocalRunEvents({ dataDir: config.dataDir }),
-    secrets: new BuiltinSecretProvider(), dags: new FsDagSource(config.dagsDir), notifier: new SmtpNotifier(),
+    secrets: new BuiltinSecretProvider(), dags: new FsDagSource(config.dagsDir), notifier: new SmtpNotifier(), tracer: new OtlpRunTracer(),
     clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, cwd: process.cwd(), defaultShell: config.defaultShell, maxCallDepth: config.maxCallDepth,
     ownership: new LocalOwnership({ dataDir: config.dataDir, self: SELF, isAlive: isProcessAlive }),
     ...hooks,

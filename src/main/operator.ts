@@ -9,6 +9,7 @@
 import type { Launcher } from '../core/ports/executor.js';
 import { RUN_STEP_TYPES } from '../core/run-step.js';
 import { SmtpNotifier } from '../runtime/mail/notifier.js';
+import { OtlpRunTracer } from '../adapters/otel/otlp-tracer.js';
 import type { StepType } from '../core/spec/types.js';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -106,7 +107,7 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
   const clock = { now: () => Date.now() };
   const engine: EngineDeps = {
     store, logs, launchers: { ...runStepLaunchers(shell), shell, hitl: hitlLauncher, container: containerSteps(shell, agent) }, events, ownership: new LeaderOwnership(elector, identity), controls: new KubeRunControls(kc, namespace),
-    secrets: new BuiltinSecretProvider(), dags: dagSource(dags), clock, ids: timeIds(clock.now), log, notifier: new SmtpNotifier(),
+    secrets: new BuiltinSecretProvider(), dags: dagSource(dags), clock, ids: timeIds(clock.now), log, notifier: new SmtpNotifier(), tracer: new OtlpRunTracer(),
     // The operator's own environment is not the steps': their images bring theirs.
     systemEnv: {}, cwd: '/', defaultShell: ['/bin/sh'], implicitDotenv: false, maxCallDepth: config.maxCallDepth,
   };

@@ -20,10 +20,13 @@ import { prepareRunContext } from './run-context.js';
 import { RunLogWriter } from './run-log.js';
 import { nextTurn } from './turn.js';
 import { RunNotices } from './notify.js';
+import { CallerTraces, RunTracing } from './tracing.js';
 import { StatusWriter } from './status-writer.js';
 import { runLog } from '../../core/ports/log-store.js';
 
 export class RunDriver {
+  private readonly callerTraces = new CallerTraces();
+
   constructor(private readonly deps: EngineDeps) {}
 
   /** Drives the run to a terminal status and returns the final resource. */
@@ -50,14 +53,15 @@ export class RunDriver {
     const log = runLog(key, run.status.attemptId);
     const runLogWriter = new RunLogWriter((text) => this.deps.logs.append(log, text), this.deps.clock);
     const notices = new RunNotices(this.deps, ctx);
+    const tracing = new RunTracing(this.deps, run, ctx, this.callerTraces);
     try {
-      await this.advance(run, { key, loop, requests, writer, applier, runLog: runLogWriter, notices });
+      await this.advance(run, { key, loop, requests, writer, applier, runLog: runLogWriter, notices, tracing });
     } finally {
       unwatch();
     }
     await runLogWriter.flush();
     const final = await writer.flush();
-    await notices.settled();
+    await Promise.all([notices.settled(), tracing.close(final)]);
     return this.released(key, final);
   }
 
@@ -73,7 +77,8 @@ export class RunDriver {
     let saved = false;
     for (;;) {
       const controls = await t.requests.read();
-      const d = nextTurn(run, t.loop.take(), this.deps.clock.now());
+      const seen = t.loop.take();
+      const d = nextTurn(run, seen, this.deps.clock.now());
       const prev = run;
       if (d.changed) {
         run = d.run;
@@ -88,6 +93,7 @@ export class RunDriver {
       }
       if (controls.length > 0) await this.deps.controls?.ack(t.key, controls);
       t.applier.setRun(run);
+      t.tracing.turn(seen, d.effects, run);
       await t.applier.applyAll(d.effects);
       // After the effects: the end of a run is mailed once its final state is saved (finished is durable).
       if (d.changed) t.notices.observe(prev, run);
@@ -131,6 +137,7 @@ interface Turning {
   applier: EffectApplier;
   runLog: RunLogWriter;
   notices: RunNotices;
+  tracing: RunTracing;
 }
 
 /** However quiet the notifications, the requests are read again this often (a lost notification). */
