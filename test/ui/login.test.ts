@@ -49,9 +49,41 @@ describeWith('chromium', chromiumMissing, 'the web UI with builtin authenticatio
     await p.reload();
     await p.getByRole('heading', { level: 1, name: 'hello' }).waitFor();
     await p.getByText('admin · admin').waitFor();
+    // An admin has the controls a viewer does not (next test).
+    await p.getByRole('button', { name: 'Start', exact: true }).waitFor();
+    await p.getByRole('switch', { name: 'Schedule of hello' }).waitFor();
 
     await p.getByRole('button', { name: 'Log out' }).click();
     await login.waitFor();
+    await ctx.close();
+  });
+
+  test('a viewer sees the DAGs and runs but no control that would change them', async () => {
+    const admin = (await t.req('POST', '/auth/login', { username: 'admin', password: PASSWORD })).body.token as string;
+    const auth = { authorization: `Bearer ${admin}` };
+    expect((await t.req('POST', '/users', { username: 'watcher', password: 'watcher-password-1', role: 'viewer' }, auth)).status).toBe(201);
+    expect((await t.req('POST', '/dags/hello/start', { dagRunId: 'seen-1' }, auth)).status).toBe(200);
+    const ctx = await context(browser);
+    const p = await ctx.newPage();
+    p.on('pageerror', (e) => { throw e; });
+    await p.goto(`${t.url}/dags/hello`);
+    await p.getByLabel('Username').fill('watcher');
+    await p.getByLabel('Password').fill('watcher-password-1');
+    await p.getByRole('button', { name: 'Log in' }).click();
+    await p.getByRole('heading', { level: 1, name: 'hello' }).waitFor();
+    await p.getByText('watcher · viewer').waitFor();
+    await p.locator('.run-summary[data-run="seen-1"]').waitFor();
+    await p.locator('[data-schedule="on"]').waitFor();
+    const controls = ['Start', 'Stop', 'Approve', 'Reject'];
+    for (const name of controls) expect(await p.getByRole('button', { name, exact: true }).count()).toBe(0);
+    expect(await p.getByRole('switch').count()).toBe(0);
+    await p.goto(`${t.url}/dags`);
+    await p.locator('tr[data-dag="hello"]').waitFor();
+    expect(await p.getByRole('switch').count()).toBe(0);
+    await p.goto(`${t.url}/dag-runs/hello/seen-1`);
+    await p.getByRole('heading', { level: 1, name: 'Run seen-1' }).waitFor();
+    expect(await p.getByRole('button', { name: 'Stop', exact: true }).count()).toBe(0);
+    await p.screenshot({ path: shot('viewer') });
     await ctx.close();
   });
 });

@@ -76,3 +76,15 @@ export const session = new Session();
 export function useSession(): SessionState {
   return useSyncExternalStore(session.subscribe, session.snapshot);
 }
+
+const RANK: Record<Role, number> = { viewer: 0, operator: 1, manager: 2, admin: 3 };
+
+/**
+ * Whether the session may do what needs `role` (SPEC 5.3: admin > manager > operator > viewer). With
+ * auth off there is no user and everything is allowed; the server decides in the end either way, this
+ * only keeps controls a user cannot use off the page.
+ */
+export function useCan(role: Role): boolean {
+  const { user } = useSession();
+  return user === undefined || RANK[user.role] >= RANK[role];
+}

@@ -11,6 +11,7 @@ import { isLive, type StatusLabel } from '../lib/status';
 import { NodeTable, type NodeRow } from './node-table';
 import { StepLog } from './step-log';
 import { ApprovalPanel } from './approval';
+import { useCan } from '../auth/session';
 
 /** A hitl step waiting for a decision. */
 const isWaitingApproval = (n: DagRunDetail['nodes'][number]): boolean => n.statusLabel === 'waiting' && (n.step as { type?: string }).type === 'hitl';
@@ -41,6 +42,7 @@ export function useSelectedStep(): [string | undefined, (step: string | undefine
 /** `steps`: the graph's steps (default: the run's own); `run`: null before the DAG's first run. */
 export function RunView({ run, steps }: { run: DagRunDetail | null; steps?: readonly StepFields[] }) {
   const [selected, select] = useSelectedStep();
+  const decide = useCan('operator');
   const live = isLive(run);
   const now = useNow(live);
   const graphSteps = useMemo(() => steps ?? run?.nodes.map((n) => stepFields(n.step)) ?? [], [steps, run]);
@@ -54,7 +56,7 @@ export function RunView({ run, steps }: { run: DagRunDetail | null; steps?: read
       </Suspense>
       {run ? (
         <>
-          {run.nodes.filter(isWaitingApproval).map((n) => (
+          {run.nodes.filter(isWaitingApproval).map((n) => (!decide ? <p key={n.step.name} className="muted" role="status">Step <code>{n.step.name}</code> waits for an approval.</p> :
             <ApprovalPanel key={n.step.name} name={run.name} dagRunId={run.dagRunId} step={n.step.name} config={(n.step as { config?: Record<string, unknown> }).config ?? {}} />
           ))}
           <NodeTable rows={rows} selected={shown} onSelect={select} now={now} />

@@ -1,8 +1,11 @@
 /** The switch that suspends or resumes a DAG's schedule (POST /dags/{fileName}/suspend). */
 import { useSuspend } from '../api/queries';
+import { useCan } from '../auth/session';
 
+/** For a user who may not suspend (below manager): the schedule's state as text. */
 export function SuspendToggle({ fileName, suspended }: { fileName: string; suspended: boolean }) {
   const suspend = useSuspend();
+  if (!useCan('manager')) return <span className="muted small" data-schedule={suspended ? 'off' : 'on'}>{suspended ? 'suspended' : 'scheduled'}</span>;
   const on = suspend.isPending ? suspend.variables.suspend === false : !suspended;
   return (
     <button

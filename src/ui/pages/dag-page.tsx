@@ -9,6 +9,7 @@ import { RunView } from '../components/run-view';
 import { HistoryGrid } from '../components/history-grid';
 import { RunSummary } from '../components/run-summary';
 import { SuspendToggle } from '../components/suspend-toggle';
+import { useCan } from '../auth/session';
 import { useTitle } from '../lib/hooks';
 import { isLive } from '../lib/status';
 import { StartDialog } from './start-dialog';
@@ -38,6 +39,7 @@ function DagBody({ fileName, detail, run, runPending, onStarted }: {
 }) {
   const [starting, setStarting] = useState(false);
   const stop = useStop();
+  const operate = useCan('operator');
   const steps = useMemo(() => (detail.dag.steps ?? []).map(stepFields), [detail]);
   const active = isLive(run);
   const d = detail.dag;
@@ -51,8 +53,8 @@ function DagBody({ fileName, detail, run, runPending, onStarted }: {
         </div>
         <div className="actions">
           <SuspendToggle fileName={fileName} suspended={detail.suspended} />
-          <button type="button" className="primary" onClick={() => setStarting(true)}>Start</button>
-          <button type="button" className="danger" disabled={!active || !run || stop.isPending} onClick={() => run && stop.mutate({ name: run.name, dagRunId: run.dagRunId })}>Stop</button>
+          {operate ? <button type="button" className="primary" onClick={() => setStarting(true)}>Start</button> : null}
+          {operate ? <button type="button" className="danger" disabled={!active || !run || stop.isPending} onClick={() => run && stop.mutate({ name: run.name, dagRunId: run.dagRunId })}>Stop</button> : null}
         </div>
       </header>
       <dl className="facts">

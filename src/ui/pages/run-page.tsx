@@ -1,6 +1,7 @@
 /** One run (GET /dag-runs/{name}/{dagRunId}): header, Stop, graph, steps and their logs, live. */
 import { Link, useParams } from 'react-router';
 import { useLive } from '../api/live';
+import { useCan } from '../auth/session';
 import { keys, useRun, useStop } from '../api/queries';
 import { ErrorBox, Loading } from '../components/query-state';
 import { RunSummary } from '../components/run-summary';
@@ -13,6 +14,7 @@ export function RunPage() {
   useTitle(`${name} ${dagRunId}`);
   const run = useRun(name, dagRunId);
   const stop = useStop();
+  const operate = useCan('operator');
   const active = isLive(run.data);
   useLive(keys.run(name, dagRunId), active, `/events/dag-runs?name=${encodeURIComponent(name)}&dagRunId=${encodeURIComponent(dagRunId)}`);
   return (
@@ -23,7 +25,7 @@ export function RunPage() {
           <h1>Run <code>{dagRunId}</code></h1>
         </div>
         <div className="actions">
-          <button type="button" className="danger" disabled={!active || stop.isPending} onClick={() => stop.mutate({ name, dagRunId })}>Stop</button>
+          {operate ? <button type="button" className="danger" disabled={!active || stop.isPending} onClick={() => stop.mutate({ name, dagRunId })}>Stop</button> : null}
         </div>
       </header>
       {run.isPending ? <Loading what="the run" /> : null}
