@@ -55,6 +55,8 @@ export class RunTracing {
   private readonly offered = new Set<string>();
   private run: DagRunResource;
   private failures = 0;
+  /** The span of the run covers its executions' (their times are read a moment after the run's). */
+  private span = { first: Infinity, last: -Infinity };
 
   constructor(private readonly deps: EngineDeps, first: DagRunResource, private readonly ctx: RunContext, private readonly callers: CallerTraces) {
     this.run = first;
@@ -77,6 +79,7 @@ export class RunTracing {
       // An execution this driver did not start (adopted after a crash) began when its node did.
       const startMs = this.starts.get(key) ?? (Date.parse(node.startedAt) || now);
       this.starts.delete(key);
+      this.span = { first: Math.min(this.span.first, startMs), last: Math.max(this.span.last, now) };
       this.record(execSpan({ run, node, exec: o.exec, result: o.result, startMs, endMs: now }, this.mask));
     }
   }
@@ -87,8 +90,8 @@ export class RunTracing {
     this.callers.drop(this.offered);
     const now = this.deps.clock.now();
     const s = final.status.run;
-    const startMs = Date.parse(s.startedAt) || now;
-    this.record(runSpan(final, startMs, Date.parse(s.finishedAt) || now, this.mask));
+    const startMs = Math.min(Date.parse(s.startedAt) || now, this.span.first);
+    this.record(runSpan(final, startMs, Math.max(Date.parse(s.finishedAt) || now, this.span.last), this.mask));
     const opened = await this.trace;
     if (!opened) return;
     let timer: NodeJS.Timeout | undefined;
