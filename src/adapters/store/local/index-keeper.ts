@@ -18,7 +18,8 @@
  * filter decides on what the files say. A row whose run is gone is dropped; a row whose facts are behind
  * the files is refreshed.
  */
-import { existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Clock } from '../../../core/ports/clock.js';
 import { runKeyText, type RunKey, type RunListFilter, type RunPosition } from '../../../core/ports/run-store.js';
 import type { DagRunResource } from '../../../core/resources.js';
@@ -107,7 +108,9 @@ export class IndexKeeper {
       this.index.open();
     } catch (err) {
       if (!this.moveAside(err)) {
+        // Writes go unindexed meanwhile: whoever opens it next reconciles.
         this.offUntil = now + RETRY_OPEN_MS;
+        this.markStale();
         return false;
       }
     }
@@ -149,9 +152,16 @@ export class IndexKeeper {
     try {
       return fn();
     } catch {
-      try { writeFileSync(this.staleMark, ''); } catch { /* the next failure tries again */ }
+      this.markStale();
       return undefined;
     }
+  }
+
+  private markStale(): void {
+    try {
+      mkdirSync(dirname(this.staleMark), { recursive: true });
+      writeFileSync(this.staleMark, '');
+    } catch { /* the next failure tries again */ }
   }
 
   /** The same for an operation without a result: whether it succeeded. */
