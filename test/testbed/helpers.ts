@@ -77,6 +77,8 @@ export function kubectl(args: string[], opts: { input?: string; timeoutMs?: numb
       clearTimeout(t);
       resolve({ code: code ?? -1, stdout, stderr });
     });
+    // kubectl may exit before reading its input (a command that takes none): its exit code says how it went.
+    p.stdin.on('error', () => undefined);
     p.stdin.end(opts.input ?? '');
   });
 }
