@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Kubernetes backend benchmark (issue 16): `svc server --backend kubernetes` over a real API server (the
 // test bed) next to the embedded backend, same DAGs and runs, measured in one run:
-//   GET /dags with --dags Dags (default page and perPage=1000), GET /dag-runs with --runs DagRuns,
-//   p50 / p99 latency of --requests sequential requests each.
+//   GET /dags with --dags Dags (default page and perPage=1000), GET /dag-runs with --runs DagRuns (all,
+//   by name, pages of 100), p50 / p99 latency of --requests sequential requests each.
 //
 //   node hack/bench/kube.mjs [--dags 1000] [--runs 5000] [--requests 50] [--out results.json] [--keep]
 //
@@ -51,7 +51,7 @@ async function fill({ dags, runs }, stores) {
   await pool(dags, 25, (i) => stores.dags.write(`dag-${String(i).padStart(4, '0')}`, dagText(i)));
   // Finished runs (history), as a busy installation keeps them: nothing for a server to take over.
   await pool(runs, 25, (i) => {
-    const run = makeRun({ dagName: `dag-${String(i % dags).padStart(4, '0')}`, dagRunId: `r${i}`, creationTimestamp: new Date(t0 + i * 1000).toISOString() });
+    const run = makeRun({ dagName: `dag-${String(i % dags).padStart(4, '0')}`, dagRunId: `r${i}`, creationTimestamp: new Date(t0 + i * 1000).toISOString(), tags: [{ key: 'team', value: `t${(i % dags) % 10}` }] });
     const at = (s) => new Date(t0 + i * 1000 + s * 1000).toISOString();
     run.status.run = { ...run.status.run, status: 4, stage: 'done', startedAt: at(1), finishedAt: at(2), nodes: run.status.run.nodes.map((n) => ({ ...n, status: 4, startedAt: at(1), finishedAt: at(2), attempt: 1 })) };
     return stores.runs.create(run);
@@ -89,6 +89,9 @@ const SCENARIOS = (o) => [
   ['GET /dags?perPage=1000', '/dags?perPage=1000', () => undefined],
   ['GET /dag-runs', '/dag-runs', (b) => { if (!Array.isArray(b.dagRuns) || b.dagRuns.length === 0) throw new Error('no runs listed'); }],
   ['GET /dag-runs?name=dag-0001', '/dag-runs?name=dag-0001', () => undefined],
+  // Pages (issue 20, item 13): the embedded run index, the kubernetes watch cache.
+  ['GET /dag-runs?limit=100', '/dag-runs?limit=100', (b) => { if (b.dagRuns.length !== 100 || !b.nextCursor) throw new Error('expected a page of 100 and a nextCursor'); }],
+  ['GET /dag-runs?tags=team=t3&limit=100', '/dag-runs?tags=team=t3&limit=100', (b) => { if (b.dagRuns.length !== 100) throw new Error('expected a page of 100'); }],
 ];
 
 async function bench(name, env, o) {
