@@ -39,6 +39,9 @@ describe('run operations conform to the document', () => {
     await until('renamed', dagRunId, 'succeeded');
     expect((await api.get('/dag-runs/one/latest')).body.dagRun.dagRunId).toBe('sync-1');
     expect((await api.get('/dag-runs?name=one&status=4&fromDate=0&toDate=253402300799&dagRunId=sync')).body.dagRuns).toHaveLength(1);
+    const page = await api.get('/dag-runs?limit=1');
+    expect(page.body).toMatchObject({ dagRuns: [expect.any(Object)], nextCursor: expect.any(String) });
+    expect((await api.get(`/dag-runs?name=one&limit=1000&cursor=${page.body.nextCursor}`)).body.nextCursor).toBeNull();
     expect((await api.get('/dag-runs/one/sync-1/log?tail=5')).status).toBe(200);
     expect((await api.get('/dag-runs/one/sync-1/steps/greet/log?head=1')).body.content).toContain('hi');
     expect((await api.get('/dag-runs/one/sync-1/steps/greet/log?stream=stderr&offset=1&limit=10')).status).toBe(200);
@@ -103,6 +106,7 @@ describe('run operations conform to the document', () => {
     ['POST', '/dags/one/start', { params: 'x'.repeat(100_001) }], ['POST', '/dags/one/start-sync', {}], ['POST', '/dags/one/start-sync', { timeout: 86_401 }],
     ['POST', '/dags/one/enqueue', { queue: 'a b' }], ['POST', '/dag-runs', {}], ['POST', '/dag-runs', { spec: 'steps: [[[' }],
     ['POST', '/dag-runs/enqueue', { spec: 7 }], ['GET', '/dag-runs?status=9', undefined], ['GET', '/dag-runs?fromDate=x', undefined],
+    ['GET', '/dag-runs?limit=0', undefined], ['GET', '/dag-runs?cursor=not-a-cursor', undefined],
     ['GET', '/dag-runs/..%2Fetc/latest', undefined], ['GET', '/dag-runs/one/a%2Fb', undefined], ['GET', '/dag-runs/one/sync-1/log?limit=10001', undefined],
     ['GET', '/dag-runs/one/sync-1/log?head=1&tail=1', undefined], ['GET', '/dag-runs/one/sync-1/steps/greet/log?stream=both', undefined],
     ['GET', '/dag-runs/one/sync-1/steps/..%2F..%2Fx/log', undefined], ['PATCH', '/dag-runs/one/sync-1/steps/greet/status', { status: 6 }],
