@@ -23,7 +23,8 @@ const vm = require('node:vm');
 // but after the Node built-ins every command loads are: node's own code cache of them is accepted only
 // under the default flags, and compiling them instead cost ~6 ms a start (child_process, fs/promises).
 if (process.argv[2] !== 'server') {
-  for (const m of ['os', 'crypto', 'fs/promises', 'child_process', 'perf_hooks']) require(`node:${m}`);
+  // sqlite: the run index (ADR 0016), opened by every command that writes or lists runs.
+  for (const m of ['os', 'crypto', 'fs/promises', 'child_process', 'perf_hooks', 'sqlite']) require(`node:${m}`);
   void require('node:util').parseArgs; // the command line's parser (a lazily loaded built-in)
   require('node:v8').setFlagsFromString('--no-opt');
 }
