@@ -116,7 +116,7 @@ export class IndexKeeper {
     }
     this.opened = true;
     // No run yet: complete from the start (every process that creates one writes its row).
-    if (this.emptyRoot()) this.use(() => this.index.setMeta('complete', '1'));
+    if (!this.complete && this.use(() => this.index.meta('complete')) !== '1' && this.emptyRoot()) this.ok(() => this.index.setMeta('complete', '1'));
     return true;
   }
 

@@ -82,6 +82,13 @@ function tagClause(t: TagFilterTerm): { sql: string; args: string[] } | undefine
   return /[*?]/.test(t.key) ? undefined : { sql: `NOT ${has.sql}`, args: has.args };
 }
 
+/** The schema version the file holds; undefined for a new (empty) file. */
+function schemaOf(db: DatabaseSync): string | undefined {
+  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get()) return undefined;
+  const v = db.prepare("SELECT v FROM meta WHERE k = 'schema'").get()?.v;
+  return v === undefined ? undefined : String(v);
+}
+
 const clampRv = (rv: bigint): bigint => (rv > MAX_RV ? MAX_RV : rv < 0n ? 0n : rv);
 
 export class RunIndex {
@@ -97,14 +104,16 @@ export class RunIndex {
     const db = new DatabaseSync(this.file, { timeout: BUSY_TIMEOUT_MS });
     try {
       db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL');
-      db.exec('CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID');
-      this.transaction(db, () => {
-        const schema = db.prepare("SELECT v FROM meta WHERE k = 'schema'").get()?.v;
-        if (schema === INDEX_SCHEMA) return;
-        db.exec('DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS pending; DELETE FROM meta');
-        db.exec(SCHEMA);
-        db.prepare("INSERT INTO meta (k, v) VALUES ('schema', ?)").run(INDEX_SCHEMA);
-      });
+      // Every command that writes a run opens it: the usual case is one read, no write lock.
+      if (schemaOf(db) !== INDEX_SCHEMA) {
+        this.transaction(db, () => {
+          db.exec('CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID');
+          if (schemaOf(db) === INDEX_SCHEMA) return; // another process made it meanwhile
+          db.exec('DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS pending; DELETE FROM meta');
+          db.exec(SCHEMA);
+          db.prepare("INSERT INTO meta (k, v) VALUES ('schema', ?)").run(INDEX_SCHEMA);
+        });
+      }
     } catch (err) {
       db.close();
       throw err;
