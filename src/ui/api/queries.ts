@@ -2,7 +2,7 @@
  * The queries and mutations of the pages, with their cache keys. Keys nest so one invalidation reaches a
  * run and everything under it (its step logs): ['run', name, id, 'log', step, stream].
  */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, must, orNull } from './client';
 import type { DagDetail, DagRunDetail } from './types';
 
@@ -42,10 +42,25 @@ export interface RunFilter {
   toDate?: number;
 }
 
+/** Every run the filter keeps (the dashboard's counts of a day). */
 export function useRuns(filter: RunFilter) {
   return useQuery({
     queryKey: keys.runs(filter),
     queryFn: async ({ signal }) => (await must(api.GET('/dag-runs', { params: { query: filter as never }, signal }))).dagRuns,
+  });
+}
+
+/** Runs per page of the runs list; "Show more" asks the server for the next page (its cursor). */
+export const RUNS_PAGE = 200;
+
+export function useRunPages(filter: RunFilter) {
+  return useInfiniteQuery({
+    queryKey: [...keys.runs(filter), 'pages'],
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ signal, pageParam }) => must(api.GET('/dag-runs', {
+      params: { query: { ...(filter as Record<string, never>), limit: RUNS_PAGE, ...(pageParam ? { cursor: pageParam } : {}) } }, signal,
+    })),
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
   });
 }
 

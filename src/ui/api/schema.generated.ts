@@ -419,7 +419,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Root runs, newest first (no pagination) */
+        /**
+         * Root runs, newest first; every matching run, or a page with limit and cursor
+         * @description Newest first by creation time, ties broken by run id, then DAG name (descending). Without `limit` and `cursor`, every run the filters keep (SPEC 4.5). With `limit`, at most that many and a `nextCursor` to pass as `cursor` for the next page (null on the last page); a cursor is a place in that order, so runs created during a walk never shift it. 400 `bad_request` for a `limit` that is not an integer from 1 to 1000 and for a `cursor` that is not a `nextCursor` of this API.
+         */
         get: operations["listDagRuns"];
         put?: never;
         /** Start a run from an inline YAML spec (no file is stored) */
@@ -2497,6 +2500,10 @@ export interface operations {
                 dagRunId?: string;
                 /** @description Tag filter expression */
                 tags?: string;
+                /** @description At most this many runs (a page); without it, every matching run */
+                limit?: number;
+                /** @description The nextCursor of the previous page (opaque); only runs after it */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -2512,6 +2519,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         dagRuns: components["schemas"]["DagRunSummary"][];
+                        /** @description With limit or cursor: the cursor of the next page, null on the last page; absent otherwise */
+                        nextCursor?: string | null;
                     };
                 };
             };

@@ -1,21 +1,18 @@
 /**
  * The runs list (GET /dag-runs): root runs newest first, filtered by the server (DAG name, status, run id,
  * a date range: the filters live in the address, so a filtered list can be bookmarked), live while any
- * listed run may still change.
+ * listed run may still change. 200 runs a page; "Show more" asks the server for the next one (its cursor).
  */
-import { useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useLive } from '../api/live';
-import { keys, useRuns, type RunFilter } from '../api/queries';
+import { keys, useRunPages, type RunFilter } from '../api/queries';
 import type { DagRunSummary } from '../api/types';
 import { ErrorBox, Loading } from '../components/query-state';
 import { StatusBadge } from '../components/status-badge';
 import { elapsed, formatTime } from '../lib/format';
 import { useNow, useTitle } from '../lib/hooks';
 import { isLive, RUN_STATUSES } from '../lib/status';
-
-/** Rows shown at first, and added by "Show more". */
-export const RUNS_SHOWN = 200;
 
 /** The filter the address says; `from`/`to` are dates (YYYY-MM-DD), the whole day, local time. */
 export function filterOf(params: URLSearchParams): RunFilter {
@@ -40,15 +37,14 @@ export function RunsPage() {
   useTitle('Runs');
   const [params, setParams] = useSearchParams();
   const filter = useMemo(() => filterOf(params), [params]);
-  const runs = useRuns(filter);
-  const [shown, setShown] = useState(RUNS_SHOWN);
-  useLive(keys.runs(filter), (runs.data ?? []).slice(0, shown).some(isLive), '/events/dag-runs?limit=1');
+  const pages = useRunPages(filter);
+  const runs = useMemo(() => pages.data?.pages.flatMap((p) => p.dagRuns) ?? [], [pages.data]);
+  useLive(keys.runs(filter), runs.some(isLive), '/events/dag-runs?limit=1');
   const set = (k: string, v: string) => {
     const next = new URLSearchParams(params);
     if (v) next.set(k, v);
     else next.delete(k);
     setParams(next, { replace: true });
-    setShown(RUNS_SHOWN);
   };
   return (
     <>
@@ -65,19 +61,19 @@ export function RunsPage() {
         <label>From <input type="date" value={params.get('from') ?? ''} onChange={(e) => set('from', e.target.value)} /></label>
         <label>To <input type="date" value={params.get('to') ?? ''} onChange={(e) => set('to', e.target.value)} /></label>
       </form>
-      {runs.isPending ? <Loading what="runs" /> : null}
-      {runs.isError ? <ErrorBox error={runs.error} what="the runs" /> : null}
-      {runs.data ? <RunTable runs={runs.data} shown={shown} onMore={() => setShown((n) => n + RUNS_SHOWN)} /> : null}
+      {pages.isPending ? <Loading what="runs" /> : null}
+      {pages.isError ? <ErrorBox error={pages.error} what="the runs" /> : null}
+      {pages.data ? <RunTable runs={runs} more={pages.hasNextPage} loading={pages.isFetchingNextPage} onMore={() => void pages.fetchNextPage()} /> : null}
     </>
   );
 }
 
-function RunTable({ runs, shown, onMore }: { runs: DagRunSummary[]; shown: number; onMore: () => void }) {
-  const rows = runs.slice(0, shown);
+function RunTable({ runs, more, loading, onMore }: { runs: DagRunSummary[]; more: boolean; loading: boolean; onMore: () => void }) {
+  const rows = runs;
   const now = useNow(rows.some(isLive));
   return (
     <>
-      <p className="muted small" aria-live="polite">{rows.length === runs.length ? `${runs.length} runs` : `${rows.length} of ${runs.length} runs`}</p>
+      <p className="muted small" aria-live="polite">{more ? `the newest ${runs.length} runs` : `${runs.length} runs`}</p>
       <table className="table runs" aria-label="Runs">
         <thead>
           <tr>
@@ -102,7 +98,7 @@ function RunTable({ runs, shown, onMore }: { runs: DagRunSummary[]; shown: numbe
           ))}
         </tbody>
       </table>
-      {rows.length < runs.length ? <button type="button" className="ghost" onClick={onMore}>Show more</button> : null}
+      {more ? <button type="button" className="ghost" disabled={loading} onClick={onMore}>{loading ? 'Loading…' : 'Show more'}</button> : null}
     </>
   );
 }
