@@ -4,30 +4,19 @@
  * OTLP/HTTP in, traces kept in memory, the HTTP query API to read them back; free ports only, no
  * telemetry server of its own. Stopped by stop(). Nothing listens beyond loopback.
  */
-import { describeWith, freePort, stopProcess } from './needs.js';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { builtServer, describeWith, freePort, stopProcess } from './needs.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const server = builtServer('Jaeger', 'jaeger.sh', 'SVC_JAEGER_BIN');
 
 /** The Jaeger binary: SVC_JAEGER_BIN, else the one hack/jaeger.sh cached; undefined when neither exists. */
-export function jaegerBinary(): string | undefined {
-  const env = process.env.SVC_JAEGER_BIN;
-  if (env) return existsSync(env) ? env : undefined;
-  const check = spawnSync('bash', [join(repo, 'hack', 'jaeger.sh'), '--check'], { encoding: 'utf8' });
-  const path = check.stdout.trim();
-  return check.status === 0 && path !== '' ? path : undefined;
-}
+export const jaegerBinary = server.binary;
 
-export function jaegerSkipReason(): string | undefined {
-  if (jaegerBinary() !== undefined) return undefined;
-  return process.env.SVC_JAEGER_BIN
-    ? `SVC_JAEGER_BIN=${process.env.SVC_JAEGER_BIN} does not exist`
-    : 'no Jaeger binary: run hack/jaeger.sh (builds it from its Go module in a few minutes) or set SVC_JAEGER_BIN';
-}
+/** Why Jaeger tests cannot run here, or undefined. */
+export const jaegerSkipReason = server.skipReason;
 
 /** describe() for tests that need Jaeger. Without it: under CI=true the suite fails; elsewhere it is skipped loudly. */
 export function describeJaeger(name: string, fn: () => void): void {

@@ -3,33 +3,21 @@
  * names), started on 127.0.0.1 on a free port with a temp data directory and throwaway root
  * credentials, and stopped (its directory removed) by stop(). Nothing listens beyond loopback.
  */
-import { describeWith, freePort, stopProcess } from './needs.js';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { builtServer, describeWith, freePort, stopProcess } from './needs.js';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const server = builtServer('MinIO', 'minio.sh', 'SVC_MINIO_BIN');
 
 /** The MinIO binary: SVC_MINIO_BIN, else the one hack/minio.sh cached; undefined when neither exists. */
-export function minioBinary(): string | undefined {
-  const env = process.env.SVC_MINIO_BIN;
-  if (env) return existsSync(env) ? env : undefined;
-  const check = spawnSync('bash', [join(repo, 'hack', 'minio.sh'), '--check'], { encoding: 'utf8' });
-  const path = check.stdout.trim();
-  return check.status === 0 && path !== '' ? path : undefined;
-}
+export const minioBinary = server.binary;
 
 /** Why MinIO tests cannot run here, or undefined. */
-export function minioSkipReason(): string | undefined {
-  if (minioBinary() !== undefined) return undefined;
-  return process.env.SVC_MINIO_BIN
-    ? `SVC_MINIO_BIN=${process.env.SVC_MINIO_BIN} does not exist`
-    : 'no MinIO binary: run hack/minio.sh (builds it from its Go module in a few minutes) or set SVC_MINIO_BIN';
-}
+export const minioSkipReason = server.skipReason;
 
 /** describe() for tests that need MinIO. Without it: under CI=true the suite fails; elsewhere it is skipped loudly. */
 export function describeMinio(name: string, fn: () => void): void {
