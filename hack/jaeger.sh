@@ -13,60 +13,32 @@ set -euo pipefail
 # the module path has no /v2 suffix.
 JAEGER_VERSION=v1.76.0
 
-cache_root="${SVC_JAEGER_CACHE:-$HOME/.cache/svc-jaeger}"
-dest="$cache_root/$JAEGER_VERSION"
-bin="$dest/jaeger"
+# shellcheck source=hack/lib/cached-go-build.sh
+. "$(dirname "$0")/lib/cached-go-build.sh"
 
 log() { echo "[jaeger] $*" >&2; }
 
-if [ -x "$bin" ]; then
-  echo "$bin"
-  exit 0
-fi
-if [ "${1:-}" = --check ]; then
-  log "not built yet: $bin (run hack/jaeger.sh)"
-  exit 1
-fi
+build_jaeger() {
+  # Jaeger's go.mod has a replace directive, which `go install pkg@version` refuses: a throwaway main
+  # module requires the pinned version, copies its replace directives, and builds the command from there
+  # (same dependency versions as Jaeger's own build: its go.mod lists every module it needs).
+  local work="$1/build" stage="$1"
+  mkdir -p "$work"
+  export GOTOOLCHAIN=local GOFLAGS="-buildvcs=false -mod=mod" CGO_ENABLED=0
+  log "resolving github.com/jaegertracing/jaeger@$JAEGER_VERSION with $(go env GOVERSION)"
+  (
+    cd "$work"
+    go mod init svc.local/jaeger-build >/dev/null 2>&1
+    go mod edit -require="github.com/jaegertracing/jaeger@$JAEGER_VERSION"
+    modfile="$(go mod download -json "github.com/jaegertracing/jaeger@$JAEGER_VERSION" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')"
+    [ -n "$modfile" ] || { log "could not download the module's go.mod"; exit 1; }
+    # Each `replace a => b vX` line of Jaeger's go.mod, copied as is.
+    sed -n 's/^replace[[:space:]]\+\([^[:space:]]\+\)[[:space:]]\+=>[[:space:]]\+\([^[:space:]]\+\)[[:space:]]\+\([^[:space:]]\+\)[[:space:]]*$/\1=\2@\3/p' "$modfile" |
+      while read -r r; do go mod edit -replace="$r"; done
+    log "building cmd/jaeger (takes minutes)"
+    nice -n 10 go build -p "${SVC_JAEGER_BUILD_JOBS:-2}" -trimpath -ldflags="-s -w" -o "$stage/jaeger" github.com/jaegertracing/jaeger/cmd/jaeger
+  )
+  rm -rf "$work"
+}
 
-command -v go >/dev/null || { log "Go is required to build Jaeger (none on PATH; see .ci/ensure-go.sh)"; exit 1; }
-mkdir -p "$cache_root"
-exec 9>"$cache_root/.build.lock"
-log "waiting for the build lock $cache_root/.build.lock"
-flock 9
-if [ -x "$bin" ]; then   # someone else built it meanwhile
-  echo "$bin"
-  exit 0
-fi
-
-# Built into a stage directory and renamed into place: the cache never holds a half-written binary.
-stage="$(mktemp -d "$cache_root/.stage.XXXXXX")"
-chmod 755 "$stage"
-trap 'rm -rf "$stage"' EXIT
-start=$(date +%s)
-
-# Jaeger's go.mod has a replace directive, which `go install pkg@version` refuses: a throwaway main
-# module requires the pinned version, copies its replace directives, and builds the command from there
-# (same dependency versions as Jaeger's own build: its go.mod lists every module it needs).
-work="$stage/build"
-mkdir -p "$work"
-export GOTOOLCHAIN=local GOFLAGS="-buildvcs=false -mod=mod" CGO_ENABLED=0
-log "resolving github.com/jaegertracing/jaeger@$JAEGER_VERSION with $(go env GOVERSION)"
-(
-  cd "$work"
-  go mod init svc.local/jaeger-build >/dev/null 2>&1
-  go mod edit -require="github.com/jaegertracing/jaeger@$JAEGER_VERSION"
-  modfile="$(go mod download -json "github.com/jaegertracing/jaeger@$JAEGER_VERSION" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')"
-  [ -n "$modfile" ] || { log "could not download the module's go.mod"; exit 1; }
-  # Each `replace a => b vX` line of Jaeger's go.mod, copied as is.
-  sed -n 's/^replace[[:space:]]\+\([^[:space:]]\+\)[[:space:]]\+=>[[:space:]]\+\([^[:space:]]\+\)[[:space:]]\+\([^[:space:]]\+\)[[:space:]]*$/\1=\2@\3/p' "$modfile" |
-    while read -r r; do go mod edit -replace="$r"; done
-  log "building cmd/jaeger (takes minutes)"
-  nice -n 10 go build -p "${SVC_JAEGER_BUILD_JOBS:-2}" -trimpath -ldflags="-s -w" -o "$stage/jaeger" github.com/jaegertracing/jaeger/cmd/jaeger
-)
-rm -rf "$work"
-{ echo "jaeger $JAEGER_VERSION"; echo "go $(go env GOVERSION)"; echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ) in $(( $(date +%s) - start ))s"; } > "$stage/VERSIONS"
-rm -rf "$dest"
-mv "$stage" "$dest"
-trap - EXIT
-log "done in $(( $(date +%s) - start ))s: $bin"
-echo "$bin"
+cached_go_build jaeger "$JAEGER_VERSION" SVC_JAEGER_CACHE build_jaeger "${1:-}"
