@@ -7,7 +7,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DagRunResource } from '../core/resources.js';
 import { RunStatus, isRunTerminal, runStatusLabel } from '../core/run/status.js';
-import { isActiveRun, isQueuedRun, isRootRun, type CensusSnapshot } from './run-census.js';
+import { isActiveRun, isQueuedRun, isRootRun, startOfDay, type CensusSnapshot } from './run-census.js';
 
 export const CACHE_NAMES = ['dag_definition', 'dag_run_status', 'api_key', 'webhook'] as const;
 export type CacheName = (typeof CACHE_NAMES)[number];
@@ -30,12 +30,6 @@ export interface MetricsSources {
   cacheEntries(): Record<CacheName, number>;
 }
 
-/** Local midnight of the day containing `now`: the window of svc_dag_runs_total. */
-export function startOfDay(now: number): number {
-  const d = new Date(now);
-  d.setHours(0, 0, 0, 0);
-  return d.getTime();
-}
 
 class OnceSet {
   private readonly keys = new Set<string>();

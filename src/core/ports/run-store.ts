@@ -1,5 +1,5 @@
 import type { DagRunResource, DagRunStatus } from '../resources.js';
-import type { RunStatus } from '../run/status.js';
+import { RunStatus } from '../run/status.js';
 import type { TagFilter } from '../spec/tags.js';
 
 export interface RunKey {
@@ -69,4 +69,23 @@ export interface RunStore {
   isStopRequested(key: RunKey): Promise<boolean>;
   /** Forgets a stop request (a retried run starts clean). */
   clearStop?(key: RunKey): Promise<void>;
+}
+
+/** The statuses of a run that has not finished: what queues, takeovers and gauges look at. */
+export const UNFINISHED_STATUSES: readonly RunStatus[] = [RunStatus.NotStarted, RunStatus.Running, RunStatus.Queued, RunStatus.Waiting];
+
+/**
+ * The runs the filter keeps that have not finished, one status-filtered list each (the embedded index and
+ * the kubernetes cache answer those without reading the history). A run listed twice (its status moved
+ * between two lists) is kept once; one that moved between them the other way is seen on the next call.
+ */
+export async function listUnfinished(store: Pick<RunStore, 'list'>, filter: Omit<RunListFilter, 'status'> = {}): Promise<DagRunResource[]> {
+  const lists = await Promise.all(UNFINISHED_STATUSES.map((status) => store.list({ ...filter, status })));
+  const seen = new Set<string>();
+  return lists.flat().filter((r) => {
+    const k = runKeyText(runKeyOf(r));
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
 }

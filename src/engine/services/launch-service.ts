@@ -15,7 +15,7 @@ import { dagNameProblem } from '../../core/spec/names.js';
 import type { EngineDeps } from '../deps.js';
 import type { AdmitOptions, Launched, RunLauncher } from './launcher.js';
 import type { RunService } from './run-service.js';
-import { runKeyOf, runKeyText } from '../../core/ports/run-store.js';
+import { listUnfinished, runKeyOf, runKeyText } from '../../core/ports/run-store.js';
 
 
 export interface RunCounts {
@@ -114,7 +114,7 @@ export class LaunchService implements RunLauncher {
 
   /** Active (not started, running, waiting) and queued runs of a DAG name, from the store. */
   async counts(dagName: string): Promise<RunCounts> {
-    const runs = await this.deps.store.list({ dagName });
+    const runs = await listUnfinished(this.deps.store, { dagName });
     let active = 0;
     let queued = 0;
     for (const r of runs) {
@@ -133,7 +133,7 @@ export class LaunchService implements RunLauncher {
   async takeOver(): Promise<number> {
     if (!this.opts.drives) return 0;
     let n = 0;
-    for (const run of await this.deps.store.list({ rootOnly: true })) {
+    for (const run of await listUnfinished(this.deps.store, { rootOnly: true })) {
       const key = runKeyOf(run);
       const s = run.status.run.status;
       if ((!isRunActive(s) && s !== RunStatus.NotStarted) || this.isDriving(key)) continue;

@@ -15,7 +15,7 @@ import { RunStatus, isRunTerminal } from '../../core/run/status.js';
 import type { EngineDeps } from '../deps.js';
 import { ConflictError } from '../../core/errors.js';
 import type { LaunchService } from './launch-service.js';
-import { runKeyOf, runKeyText } from '../../core/ports/run-store.js';
+import { listUnfinished, runKeyOf, runKeyText } from '../../core/ports/run-store.js';
 
 export interface QueueConfig {
   name: string;
@@ -110,7 +110,7 @@ export class QueueProcessor {
   /** Rebuilds the index from the store (start, safety tick). */
   async reconcile(): Promise<void> {
     const listedGen = this.gen++;
-    const runs = (await this.deps.store.list()).filter((r) => !isRunTerminal(r.status.run.status));
+    const runs = await listUnfinished(this.deps.store);
     for (const r of runs) {
       const k = runKeyText(runKeyOf(r));
       const had = this.entries.get(k);

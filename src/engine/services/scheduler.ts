@@ -15,8 +15,8 @@ import { CronExpressionParser } from 'cron-parser';
 import { AlreadyExistsError, DomainError } from '../../core/errors.js';
 import type { Clock } from '../../core/ports/clock.js';
 import type { EngineLogger, LoadedDag } from '../../core/ports/engine-ports.js';
-import type { RunStore } from '../../core/ports/run-store.js';
-import { RunStatus, isRunTerminal } from '../../core/run/status.js';
+import { listUnfinished, type RunStore } from '../../core/ports/run-store.js';
+import { RunStatus } from '../../core/run/status.js';
 import type { CronEntry } from '../../core/spec/types.js';
 import type { DagCatalog } from './catalog.js';
 import type { LaunchService } from './launch-service.js';
@@ -191,7 +191,7 @@ export class Scheduler {
   }
 
   private async activeRuns(name: string) {
-    return (await this.deps.store.list({ dagName: name, rootOnly: true })).filter((r) => !isRunTerminal(r.status.run.status) && r.status.run.status !== RunStatus.Queued);
+    return (await listUnfinished(this.deps.store, { dagName: name, rootOnly: true })).filter((r) => r.status.run.status !== RunStatus.Queued);
   }
 
   private async fireStop(name: string, at: number): Promise<TickAction> {
