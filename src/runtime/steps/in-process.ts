@@ -62,7 +62,7 @@ async function runSafely(runner: StepRunner, req: ExecRequest, io: StepIO, signa
 
 /** The two streams of one execution: masked, appended in order, counted for `output:`'s size limit. */
 class Output {
-  private readonly maskers = { stdout: createMasker([]), stderr: createMasker([]) };
+  private readonly maskers: Record<LogStream, ReturnType<typeof createMasker>>;
   private queue: Promise<void> = Promise.resolve();
   private closed = false;
   private stdoutBytes = 0;
