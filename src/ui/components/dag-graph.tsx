@@ -6,7 +6,7 @@ import { Controls, Handle, MarkerType, Position, ReactFlow, type Edge, type Node
 import '@xyflow/react/dist/style.css';
 import { useMemo } from 'react';
 import type { StepFields } from '../api/types';
-import { layoutSteps } from '../lib/layout';
+import { layoutSteps, NODE_HEIGHT, NODE_WIDTH } from '../lib/layout';
 import { labelText, toneOf, type StatusLabel } from '../lib/status';
 
 interface StepData extends Record<string, unknown> {
@@ -50,8 +50,10 @@ export interface DagGraphProps {
 
 export function DagGraph({ steps, statuses, selected, onSelect }: DagGraphProps) {
   const layout = useMemo(() => layoutSteps(steps), [steps]);
+  // New node objects on every status change: with their (fixed, CSS-set) size given as measured, React
+  // Flow keeps showing them instead of hiding each one until it is measured again.
   const nodes = useMemo<StepNode[]>(() => layout.nodes.map((p) => ({
-    id: p.name, type: 'step', position: { x: p.x, y: p.y },
+    id: p.name, type: 'step', position: { x: p.x, y: p.y }, measured: { width: NODE_WIDTH, height: NODE_HEIGHT },
     data: { name: p.name, status: statuses.get(p.name), selected: p.name === selected, ...(onSelect ? { onSelect } : {}) },
   })), [layout, statuses, selected, onSelect]);
   const edges = useMemo<Edge[]>(() => layout.edges.map((e) => ({
