@@ -140,16 +140,19 @@ func (a *agent) takeSignals() {
 	dir := filepath.Join(a.dir, "signals")
 	names, _ := os.ReadDir(dir)
 	for _, n := range names {
-		path := filepath.Join(dir, n.Name())
-		body, err := os.ReadFile(path)
-		_ = os.Remove(path)
-		if err != nil {
-			continue
+		if strings.HasPrefix(n.Name(), ".") {
+			continue // a signal being written (renamed into place when whole)
 		}
 		a.mu.Lock()
 		r := a.running[n.Name()]
 		a.mu.Unlock()
-		if r == nil {
+		if r == nil && a.pending(n.Name()) {
+			continue // its request came after this tick's look: the signal waits for the step to start
+		}
+		path := filepath.Join(dir, n.Name())
+		body, err := os.ReadFile(path)
+		_ = os.Remove(path)
+		if err != nil || r == nil {
 			continue
 		}
 		name := strings.TrimSpace(string(body))
@@ -159,6 +162,12 @@ func (a *agent) takeSignals() {
 			r.signal(sig, sig == syscall.SIGKILL)
 		}
 	}
+}
+
+// pending: a request for this execution waits to be taken.
+func (a *agent) pending(id string) bool {
+	_, err := os.Stat(filepath.Join(a.dir, "requests", id+".json"))
+	return err == nil
 }
 
 func (req Request) options() (*Options, error) {

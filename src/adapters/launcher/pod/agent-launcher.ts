@@ -4,8 +4,9 @@
  * logs and result files a step Pod's entry writes. The operator writes a request, then waits for the
  * result (or for the Pod to die). Steps of a step-level `container` (or `image`) are ordinary step Pods.
  * - recordsStarts: a request file, then the result file, records that an execution began.
- * - signal(): a signal file the agent reads (`stop`: the step's signalOnStop).
+ * - signal(): a signal file the agent reads (`stop`: the step's signalOnStop), renamed into place.
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -142,10 +143,21 @@ export class AgentLauncher implements Launcher {
       result: result.then((r) => this.harvest(req, r)),
       signal: (sig) => {
         stopping = sig;
-        const file = join(this.opts.agentDir(req), 'signals', execName(req.identity));
-        void writeFile(file, sig === 'SIGKILL' ? 'SIGKILL' : 'stop').catch(() => undefined);
+        void this.sendSignal(req, sig === 'SIGKILL' ? 'SIGKILL' : 'stop').catch(() => undefined);
       },
     };
+  }
+
+  /**
+   * A signal file, renamed into place: the agent never reads an empty one (it would drop it and the
+   * stop would be lost). The temporary name starts with a dot, which the agent skips.
+   */
+  private async sendSignal(req: ExecRequest, what: string): Promise<void> {
+    const dir = join(this.opts.agentDir(req), 'signals');
+    const name = execName(req.identity);
+    const tmp = join(dir, `.${name}.${process.pid}.${randomUUID()}`);
+    await writeFile(tmp, what);
+    await rename(tmp, join(dir, name));
   }
 
   /** The run's container is gone (or never started) while the step waited for it. */
