@@ -41,6 +41,8 @@ export class TestServer {
   }
 
   async start(): Promise<this> {
+    // Dags written before the start are in the server's first list, not in a watch event still on its way.
+    await this.kube?.settled();
     const env = await this.configEnv();
     const config = loadConfig(env);
     const log = consoleLogger(process.env.SVC_TEST_LOG ?? 'error');
