@@ -80,6 +80,16 @@ describeWith('chromium', chromiumMissing, 'the web UI with builtin authenticatio
     await p.goto(`${t.url}/dags`);
     await p.locator('tr[data-dag="hello"]').waitFor();
     expect(await p.getByRole('switch').count()).toBe(0);
+    // The spec is there to read, not to change.
+    await p.goto(`${t.url}/dags/hello?tab=spec`);
+    const editor = p.getByRole('textbox', { name: 'Spec of hello (YAML)' });
+    await editor.waitFor();
+    await p.getByText('Read-only: your role cannot change DAGs.').waitFor();
+    expect(await editor.getAttribute('aria-readonly')).toBe('true');
+    await editor.click();
+    await p.keyboard.insertText('oops');
+    expect(await editor.textContent()).not.toContain('oops');
+    expect(await p.getByRole('button', { name: 'Save', exact: true }).count()).toBe(0);
     await p.goto(`${t.url}/dag-runs/hello/seen-1`);
     await p.getByRole('heading', { level: 1, name: 'Run seen-1' }).waitFor();
     expect(await p.getByRole('button', { name: 'Stop', exact: true }).count()).toBe(0);

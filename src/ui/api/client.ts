@@ -10,9 +10,9 @@ import type { ApiErrorBody } from './types';
 
 export const API_BASE = '/api/v2';
 
-/** An API error answer: its HTTP status and the body's `{code, message}` (SPEC 7). */
+/** An API error answer: its HTTP status and the body's `{code, message, details}` (SPEC 7). */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(readonly status: number, readonly code: string, message: string, readonly details?: Record<string, unknown>) {
     super(message);
     this.name = 'ApiError';
   }
@@ -59,5 +59,6 @@ export async function orNull<T>(call: Promise<Result<T>>): Promise<T | null> {
 function toError(response: Response, body: unknown): ApiError {
   const b = (body ?? {}) as Partial<ApiErrorBody>;
   const message = typeof b.message === 'string' ? b.message : `${response.status} ${response.statusText}`.trim();
-  return new ApiError(response.status, typeof b.code === 'string' ? b.code : 'error', message);
+  const details = typeof b.details === 'object' && b.details !== null ? b.details : undefined;
+  return new ApiError(response.status, typeof b.code === 'string' ? b.code : 'error', message, details);
 }

@@ -21,6 +21,7 @@ export const keys = {
   log: (name: string, id: string, step: string, stream: 'stdout' | 'stderr') => ['run', name, id, 'log', step, stream] as const,
   runs: (filter: RunFilter) => ['runs', filter] as const,
   history: (fileName: string) => ['dag', fileName, 'runs', 'history'] as const,
+  spec: (fileName: string) => ['dag', fileName, 'spec'] as const,
 };
 
 /** Runs in a DAG's history grid. */
@@ -170,6 +171,30 @@ export function useDecide() {
         : must(api.POST('/dag-runs/{name}/{dagRunId}/steps/{stepName}/reject', { params: { path }, body: decision.reject ? { reason: decision.reject } : {} }));
     },
     onSettled: () => Promise.all([qc.invalidateQueries({ queryKey: ['run'] }), qc.invalidateQueries({ queryKey: ['dag'] })]),
+  });
+}
+
+/** The DAG's YAML text as written (GET /dags/{fileName}/spec). */
+export function useDagSpec(fileName: string) {
+  return useQuery({
+    queryKey: keys.spec(fileName),
+    queryFn: ({ signal }) => must(api.GET('/dags/{fileName}/spec', { params: { path: { fileName } }, signal })),
+    // The text under edit is the editor's: a refetch must not look like a change made elsewhere.
+    refetchOnWindowFocus: false,
+    staleTime: Infinity,
+  });
+}
+
+/** PUT /dags/{fileName}/spec: `errors` empty when saved; otherwise nothing was saved. */
+export function useSaveSpec(fileName: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (spec: string) => must(api.PUT('/dags/{fileName}/spec', { params: { path: { fileName } }, body: { spec } })),
+    onSuccess: async (r, spec) => {
+      if (r.errors.length > 0) return;
+      qc.setQueryData(keys.spec(fileName), (old: { dag: { name: string }; spec: string; errors: string[] } | undefined) => old && { ...old, spec, errors: [] });
+      await Promise.all([qc.invalidateQueries({ queryKey: keys.dag(fileName), predicate: (q) => q.queryKey[2] !== 'spec' }), qc.invalidateQueries({ queryKey: keys.dags })]);
+    },
   });
 }
 

@@ -1,6 +1,9 @@
-/** A DAG: its definition's header, Start and Stop, and its latest run (graph, steps, logs), live. */
+/**
+ * A DAG: its definition's header, Start and Stop; the Overview tab shows its latest run (graph, steps,
+ * logs), live, and its history; the Spec tab (`?tab=spec`) its YAML text in the editor.
+ */
 import { useMemo, useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useParams, useSearchParams } from 'react-router';
 import { useLive } from '../api/live';
 import { keys, useDag, useLatestRun, useStop } from '../api/queries';
 import { stepFields, type DagDetail, type DagRunDetail } from '../api/types';
@@ -13,6 +16,7 @@ import { useCan } from '../auth/session';
 import { useTitle } from '../lib/hooks';
 import { isLive } from '../lib/status';
 import { StartDialog } from './start-dialog';
+import { DagSpec } from './dag-spec';
 
 export function DagPage() {
   const fileName = useParams().fileName ?? '';
@@ -43,6 +47,7 @@ function DagBody({ fileName, detail, run, runPending, onStarted }: {
   const steps = useMemo(() => (detail.dag.steps ?? []).map(stepFields), [detail]);
   const active = isLive(run);
   const d = detail.dag;
+  const tab = useSearchParams()[0].get('tab') === 'spec' ? 'spec' : 'overview';
   return (
     <>
       <header className="page-header">
@@ -64,15 +69,23 @@ function DagBody({ fileName, detail, run, runPending, onStarted }: {
       </dl>
       {detail.errors.length > 0 ? <div className="error-box" role="alert"><strong>This DAG has errors:</strong><ul>{detail.errors.map((e) => <li key={e}>{e}</li>)}</ul></div> : null}
       {stop.isError ? <ErrorBox error={stop.error} /> : null}
-      <section aria-labelledby="latest-title">
-        <h2 id="latest-title">Latest run</h2>
-        {run ? <RunSummary run={run} /> : <p className="muted">{runPending ? 'Loading…' : 'Not run yet.'}</p>}
-        <RunView run={run} steps={steps} />
-      </section>
-      <section aria-labelledby="history-title">
-        <h2 id="history-title">History</h2>
-        <HistoryGrid fileName={fileName} />
-      </section>
+      <nav className="tabs" aria-label="DAG views">
+        <Link to={{ search: '' }} aria-current={tab === 'overview' ? 'page' : undefined}>Overview</Link>
+        <Link to={{ search: '?tab=spec' }} aria-current={tab === 'spec' ? 'page' : undefined}>Spec</Link>
+      </nav>
+      {tab === 'spec' ? <DagSpec fileName={fileName} /> : (
+        <>
+          <section aria-labelledby="latest-title">
+            <h2 id="latest-title">Latest run</h2>
+            {run ? <RunSummary run={run} /> : <p className="muted">{runPending ? 'Loading…' : 'Not run yet.'}</p>}
+            <RunView run={run} steps={steps} />
+          </section>
+          <section aria-labelledby="history-title">
+            <h2 id="history-title">History</h2>
+            <HistoryGrid fileName={fileName} />
+          </section>
+        </>
+      )}
       <StartDialog fileName={fileName} detail={detail} open={starting} onClose={() => setStarting(false)} onStarted={(id) => { setStarting(false); onStarted(id); }} />
     </>
   );

@@ -1,0 +1,149 @@
+/**
+ * The DAG spec editor (CodeMirror 6, YAML), loaded in its own chunk with the first page that edits a DAG.
+ * As the text changes it is checked (check.ts): syntax and the DAG schema here, then the server's
+ * POST /dags/validate; problems are underlined at their line and listed under the editor, where each
+ * one moves the cursor to it. Read-only for a session that may not write DAGs.
+ */
+import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
+import { yaml } from '@codemirror/lang-yaml';
+import { bracketMatching, HighlightStyle, indentOnInput, syntaxHighlighting } from '@codemirror/language';
+import { forceLinting, linter, lintGutter, lintKeymap, type Diagnostic } from '@codemirror/lint';
+import { highlightSelectionMatches, searchKeymap } from '@codemirror/search';
+import { EditorState } from '@codemirror/state';
+import { drawSelection, EditorView, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers } from '@codemirror/view';
+import { tags } from '@lezer/highlight';
+import { useEffect, useRef, useState } from 'react';
+import { api, must } from '../api/client';
+import { checkLocally, lineOf, placeServerMessages, type Problem } from './check';
+
+export interface SpecEditorProps {
+  /** The text the editor starts with (the editor owns it from then on). */
+  initial: string;
+  readOnly: boolean;
+  /** The DAG's file name: the server checks the text as that DAG (its default name, calls to itself). */
+  name: string;
+  label: string;
+  onChange: (text: string) => void;
+}
+
+const highlight = HighlightStyle.define([
+  { tag: tags.definition(tags.propertyName), color: 'var(--code-key)', fontWeight: '600' },
+  { tag: [tags.string, tags.special(tags.string)], color: 'var(--code-string)' },
+  { tag: tags.lineComment, color: 'var(--muted)', fontStyle: 'italic' },
+  { tag: [tags.meta, tags.keyword, tags.labelName, tags.typeName], color: 'var(--code-meta)' },
+]);
+
+const theme = EditorView.theme({
+  '&': { backgroundColor: 'var(--surface)', color: 'var(--text)', fontSize: '0.9rem' },
+  '.cm-content': { fontFamily: 'ui-monospace, "SFMono-Regular", Menlo, Consolas, "DejaVu Sans Mono", monospace', caretColor: 'var(--text)' },
+  '.cm-scroller': { fontFamily: 'inherit' },
+  '.cm-gutters': { backgroundColor: 'var(--surface-2)', color: 'var(--muted)', borderRight: '1px solid var(--border)' },
+  '.cm-activeLine': { backgroundColor: 'color-mix(in srgb, var(--surface-2) 60%, transparent)' },
+  '.cm-activeLineGutter': { backgroundColor: 'var(--surface)' },
+  '&.cm-focused .cm-cursor': { borderLeftColor: 'var(--text)' },
+  '&.cm-focused .cm-selectionBackground, .cm-selectionBackground': { backgroundColor: 'color-mix(in srgb, var(--accent) 30%, transparent)' },
+  '.cm-tooltip': { backgroundColor: 'var(--surface)', color: 'var(--text)', border: '1px solid var(--border)' },
+  '.cm-panels': { backgroundColor: 'var(--surface-2)', color: 'var(--text)' },
+});
+
+/** The server's problems with the text, or undefined when it could not be asked. */
+async function serverProblems(spec: string, name: string): Promise<readonly string[] | undefined> {
+  try {
+    return (await must(api.POST('/dags/validate', { body: { spec, name } }))).errors;
+  } catch {
+    return undefined;
+  }
+}
+
+function diagnostics(problems: Problem[]): Diagnostic[] {
+  return problems.flatMap((p) => (p.span ? [{ from: p.span.from, to: p.span.to, severity: 'error' as const, message: p.message, source: p.source }] : []));
+}
+
+interface Checked {
+  text: string;
+  problems: Problem[];
+  /** The server has had its say on this text (or could not be asked). */
+  complete: boolean;
+}
+
+export function SpecEditor({ initial, readOnly, name, label, onChange }: SpecEditorProps) {
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | null>(null);
+  const changed = useRef(onChange);
+  useEffect(() => { changed.current = onChange; }, [onChange]);
+  const [checked, setChecked] = useState<Checked>();
+  useEffect(() => {
+    if (!host.current) return undefined;
+    const check = async (v: EditorView): Promise<Diagnostic[]> => {
+      const text = v.state.doc.toString();
+      const local = checkLocally(text);
+      setChecked({ text, problems: local.problems, complete: local.syntaxError });
+      if (local.syntaxError) return diagnostics(local.problems);
+      const messages = await serverProblems(text, name);
+      const problems = [...local.problems, ...placeServerMessages(text, local, messages ?? [])];
+      if (v.state.doc.toString() === text) setChecked({ text, problems, complete: true });
+      return diagnostics(problems);
+    };
+    const v = new EditorView({
+      parent: host.current,
+      state: EditorState.create({
+        doc: initial,
+        extensions: [
+          lineNumbers(), highlightActiveLineGutter(), history(), drawSelection(), indentOnInput(), bracketMatching(),
+          highlightActiveLine(), highlightSelectionMatches(), yaml(), syntaxHighlighting(highlight), theme,
+          keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap, ...lintKeymap, indentWithTab]),
+          linter(check, { delay: 300 }), lintGutter(),
+          EditorState.readOnly.of(readOnly), EditorState.tabSize.of(2),
+          EditorView.contentAttributes.of({ 'aria-label': label, 'aria-describedby': 'spec-editor-help', spellcheck: 'false' }),
+          EditorView.updateListener.of((u) => { if (u.docChanged) changed.current(u.state.doc.toString()); }),
+        ],
+      }),
+    });
+    view.current = v;
+    forceLinting(v);
+    return () => {
+      v.destroy();
+      view.current = null;
+    };
+    // The editor is made once: a new initial text or mode means a new component (its key).
+  }, []); // eslint-disable-line react-hooks/exhaustive-deps
+  const goTo = (offset: number) => {
+    const v = view.current;
+    if (!v) return;
+    v.dispatch({ selection: { anchor: offset }, scrollIntoView: true });
+    v.focus();
+  };
+  return (
+    <div className="spec-editor">
+      <div ref={host} className="spec-editor-host" data-readonly={readOnly} />
+      <p id="spec-editor-help" className="muted small">
+        {readOnly ? 'Read-only: your role cannot change DAGs.' : 'YAML. Tab indents; press Escape, then Tab, to leave the editor. Problems are checked as you type.'}
+      </p>
+      <ProblemList checked={checked} onGo={goTo} />
+    </div>
+  );
+}
+
+function ProblemList({ checked, onGo }: { checked: Checked | undefined; onGo: (offset: number) => void }) {
+  if (!checked) return <p className="muted small" role="status">Checking…</p>;
+  const { problems, text, complete } = checked;
+  return (
+    <section className="problems" aria-label="Problems" data-complete={complete}>
+      <p role="status" className={problems.length ? 'error-text small' : 'muted small'}>
+        {problems.length === 0 ? (complete ? 'No problems found.' : 'Checking…') : `${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}${complete ? '' : ' so far'}`}
+      </p>
+      {problems.length > 0 ? (
+        <ul>
+          {problems.map((p) => (
+            <li key={`${p.source}:${p.message}`} data-source={p.source}>
+              {p.span ? <button type="button" className="link-button" onClick={() => p.span && onGo(p.span.from)}>Line {lineOf(text, p.span.from)}</button> : null}
+              {p.span ? ': ' : null}<span className="problem-text">{p.message}</span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </section>
+  );
+}
+
+export default SpecEditor;
