@@ -25,6 +25,7 @@ import { BuiltinSecretProvider } from '../runtime/secrets/providers.js';
 import { FsDagStore } from '../adapters/dagstore/fs-dag-store.js';
 import { localApiKeys, localUsers, localWebhooks } from '../adapters/records/local.js';
 import type { Backend } from './backend.js';
+import { embeddedContainers } from './containers.js';
 
 /** Time-ordered ids: 12 hex digits of milliseconds, then 16 random hex digits (sortable like UUIDv7). */
 export const timeIds = (now: () => number): IdGen => ({
@@ -42,13 +43,15 @@ export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<Engi
   const logs = new FsLogStore((k) => store.runDir(k));
   const shell = new ProcessExecutor({ layout: (req) => logs.execFiles(req.identity, req.merged), ...(forkServer ? { forkServer } : {}) });
   const clock = { now: () => Date.now() };
+  const containers = embeddedContainers(config, logs, log);
   return {
-    store, logs, launchers: { ...inProcessLaunchers(logs), shell, hitl: hitlLauncher, container: undefined },
+    store, logs, launchers: { ...inProcessLaunchers(logs), shell, hitl: hitlLauncher, container: containers.launcher },
     controls: new LocalRunControls({ dataDir: config.dataDir }), events: new LocalRunEvents({ dataDir: config.dataDir }),
     secrets: new BuiltinSecretProvider(), dags: new FsDagSource(config.dagsDir), notifier: new SmtpNotifier(), tracer: new OtlpRunTracer(),
     clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, cwd: process.cwd(), defaultShell: config.defaultShell, maxCallDepth: config.maxCallDepth,
     ownership: new LocalOwnership({ dataDir: config.dataDir, self: SELF, isAlive: isProcessAlive }),
     ...hooks,
+    onChange: containers.onChange(hooks.onChange),
   };
 }
 

@@ -2,7 +2,7 @@
  * The config a step of a given type runs with (SPEC 2.2, 2.6): the step's `config` with the DAG-level
  * connection block of its type applied as the spec says. ssh: a step-level block replaces the DAG one
  * wholly; s3 and redis: step fields override the DAG block field by field; mail: the DAG's smtp block
- * comes along under `smtp`. Other types: the step's config as written.
+ * comes along under `smtp`; container: the DAG's registryAuths under `registryAuths`. Other types: the step's config as written.
  */
 import type { DagDefinition, StepDefinition } from './types.js';
 
@@ -15,6 +15,8 @@ export function effectiveConfig(def: DagDefinition, step: StepDefinition): Confi
     case 's3': return { ...def.s3, ...config };
     case 'redis': return { ...def.redis, ...config };
     case 'mail': return def.smtp ? { ...config, smtp: { ...def.smtp } } : config;
+    // The DAG's registry credentials reach the launcher that pulls the step's image (SPEC 2.2, 2.5).
+    case 'container': return Object.keys(def.registryAuths).length > 0 ? { ...config, registryAuths: structuredClone(def.registryAuths) } : config;
     default: return config;
   }
 }

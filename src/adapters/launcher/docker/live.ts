@@ -1,0 +1,54 @@
+/**
+ * The state of one execution while it runs: what is running now (an exec or the container itself), and
+ * whether it was stopped or timed out. A signal that comes before anything runs is kept and delivered
+ * to whatever starts next; once stopped, no further command starts.
+ */
+import { timedOutResult, outputTooLarge } from '../../../core/ports/executor.js';
+import type { ExecResult } from '../../../core/run/state.js';
+import { signalName } from './signals.js';
+import type { Captured } from './outputs.js';
+
+export class Live {
+  stopped: string | undefined;
+  timedOut = false;
+  private current: ((sig: string) => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  signal(sig: string): void {
+    this.stopped = sig;
+    this.current?.(sig);
+  }
+
+  /** `send` signals what runs now; it gets a signal that came while nothing ran. */
+  running(send: (sig: string) => void): void {
+    this.current = send;
+    if (this.stopped) send(this.stopped);
+  }
+
+  idle(): void {
+    this.current = undefined;
+  }
+
+  /** The step's timeoutSec: the process is killed and the result says it timed out. */
+  deadline(ms: number): void {
+    if (ms > 0) this.timer = setTimeout(() => { this.timedOut = true; this.signal('SIGKILL'); }, ms);
+  }
+
+  done(): void {
+    if (this.timer) clearTimeout(this.timer);
+  }
+}
+
+/** How an execution ended, as the process launcher reports it. */
+export function toResult(code: number, live: Pick<Live, 'stopped' | 'timedOut'>, opts: { timeoutMs: number; maxOutputSize: number; unlogged?: boolean | undefined }, captured?: Captured): ExecResult {
+  if (live.timedOut) return timedOutResult(opts.timeoutMs);
+  const r: ExecResult = { exitCode: code };
+  const sig = code > 128 && code < 128 + 65 ? live.stopped ?? signalName(code - 128) : undefined;
+  if (sig) { r.signal = sig; r.error = `signal: ${sig}`; }
+  else if (code !== 0) r.error = `exit status ${code}`;
+  if (captured) {
+    if (captured.overflow) return { exitCode: code || 1, error: outputTooLarge(opts.maxOutputSize) };
+    r.output = opts.unlogged ? captured.text : captured.text.trim();
+  }
+  return r;
+}
