@@ -6,6 +6,7 @@ import { Layout } from './components/layout';
 import { DagPage } from './pages/dag-page';
 import { DashboardPage } from './pages/dashboard-page';
 import { DagsPage } from './pages/dags-page';
+import { NewDagPage } from './pages/new-dag-page';
 import { RunPage } from './pages/run-page';
 import { RunsPage } from './pages/runs-page';
 
@@ -18,6 +19,7 @@ export function App() {
         <Route index element={<DashboardPage />} />
         <Route path="dags" element={<DagsPage />} />
         <Route path="dags/:fileName" element={<DagPage />} />
+        <Route path="new-dag" element={<NewDagPage />} />
         <Route path="dag-runs" element={<RunsPage />} />
         <Route path="dag-runs/:name/:dagRunId" element={<RunPage />} />
         <Route path="*" element={<NotFound />} />

@@ -107,6 +107,83 @@ describeWith('chromium', chromiumMissing, 'the DAG spec editor in a browser', ()
     expect((await t.get('/dags/guarded/spec')).body.spec).toBe(SPEC);
     await p.context().close();
   });
+
+  test('create a DAG: its name checked as typed, a problem in its spec, fixed; then started with a parameter, green live', async () => {
+    const p = await page();
+    await p.goto(`${t.url}/dags`);
+    await p.getByRole('link', { name: 'New DAG' }).click();
+    await p.getByRole('heading', { level: 1, name: 'New DAG' }).waitFor();
+    const name = p.getByLabel('Name', { exact: true });
+    for (const [typed, says] of [
+      ['my dag', 'Only letters, digits, "_" and "-": not a space.'],
+      ['x'.repeat(41), 'At most 40 characters (this one has 41).'],
+      ['validate', '"validate" is reserved'],
+      ['edit-me', 'A DAG named edit-me exists already.'],
+    ] as const) {
+      await name.fill(typed);
+      await p.getByRole('alert').filter({ hasText: says }).waitFor();
+      expect(await name.getAttribute('aria-invalid')).toBe('true');
+    }
+    await name.fill('made-in-ui');
+    await p.getByText('The DAG\'s file name: 1-40 letters').waitFor();
+    expect(await name.getAttribute('aria-invalid')).toBe('false');
+
+    const broken = 'params:\n  - WHO: world\nsteps:\n  - name: greet\n    command: echo "hi $WHO"\n  - name: after\n    command: "true"\n    depends: greet-typo\n';
+    await replaceText(p, broken);
+    await problem(p, 'server', 'steps[1] (after).depends: unknown step "greet-typo"', 8);
+    await p.getByRole('button', { name: 'Create' }).click();
+    await p.getByRole('alert').filter({ hasText: 'Not created' }).getByText('unknown step "greet-typo"').waitFor();
+    expect((await t.get('/dags/made-in-ui')).status).toBe(404);
+    expect(await editorText(p)).toBe(broken);
+
+    const fixed = broken.replace('greet-typo', 'greet');
+    await replaceText(p, fixed);
+    await p.getByRole('region', { name: 'Problems' }).getByText('No problems found.').waitFor();
+    await p.screenshot({ path: shot('new-dag'), fullPage: true });
+    await p.getByRole('button', { name: 'Create' }).click();
+    await p.getByRole('heading', { level: 1, name: 'made-in-ui' }).waitFor();
+    expect(new URL(p.url()).pathname).toBe('/dags/made-in-ui');
+    expect((await t.get('/dags/made-in-ui/spec')).body.spec).toBe(fixed);
+
+    await p.getByRole('button', { name: 'Start', exact: true }).click();
+    const dialog = p.getByRole('dialog', { name: 'Start made-in-ui' });
+    await dialog.getByLabel('Parameters').fill('WHO=browser');
+    await dialog.getByRole('button', { name: 'Start', exact: true }).click();
+    await p.locator('.step-node[data-step="after"][data-status="succeeded"]').waitFor({ timeout: 30_000 });
+    await p.locator('table.nodes tr[data-step="greet"]').getByRole('button', { name: 'greet' }).click();
+    await p.locator('pre.log[data-stream="stdout"]', { hasText: 'hi browser' }).waitFor();
+    await p.context().close();
+  });
+
+  test('rename a DAG, then delete it, each confirmed', async () => {
+    t.dag('doomed', SPEC);
+    const p = await page();
+    await p.goto(`${t.url}/dags/doomed`);
+    await p.getByRole('button', { name: 'Rename' }).click();
+    const rename = p.getByRole('dialog', { name: 'Rename doomed' });
+    const field = rename.getByLabel('New name');
+    await field.fill('edit-me');
+    await rename.getByText('A DAG named edit-me exists already.').waitFor();
+    expect(await rename.getByRole('button', { name: 'Rename' }).isDisabled()).toBe(true);
+    await field.fill('still-doomed');
+    await rename.getByRole('button', { name: 'Rename' }).click();
+    await p.waitForURL(/\/dags\/still-doomed$/);
+    await p.getByRole('heading', { level: 1, name: 'still-doomed' }).waitFor();
+    expect((await t.get('/dags/doomed')).status).toBe(404);
+
+    await p.getByRole('button', { name: 'Delete' }).click();
+    const del = p.getByRole('dialog', { name: 'Delete still-doomed?' });
+    await del.getByRole('button', { name: 'Cancel' }).click();
+    await del.waitFor({ state: 'hidden' });
+    expect((await t.get('/dags/still-doomed')).status).toBe(200);
+    await p.getByRole('button', { name: 'Delete' }).click();
+    await del.getByRole('button', { name: 'Delete' }).click();
+    await p.waitForURL(/\/dags$/);
+    await p.locator('tr[data-dag="edit-me"]').waitFor();
+    expect(await p.locator('tr[data-dag="still-doomed"]').count()).toBe(0);
+    expect((await t.get('/dags/still-doomed')).status).toBe(404);
+    await p.context().close();
+  });
 });
 
 /** The editor's text (CodeMirror renders a line per element). */

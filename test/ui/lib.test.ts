@@ -5,6 +5,7 @@ import { layoutSteps, NODE_WIDTH } from '../../src/ui/lib/layout';
 import { isActive, isLive, labelText, toneOf } from '../../src/ui/lib/status';
 import type { DagListItem } from '../../src/ui/api/types';
 import { parseFrame } from '../../src/ui/api/events';
+import { fileNameProblem } from '../../src/ui/lib/names';
 
 describe('layoutSteps', () => {
   test('places a diamond left to right, each dependency before its dependents', () => {
@@ -97,5 +98,17 @@ describe('parseFrame (server-sent events)', () => {
     expect(parseFrame('data: one\ndata: two')).toEqual({ event: 'message', data: 'one\ntwo' });
     expect(parseFrame(': heartbeat')).toBeUndefined();
     expect(parseFrame('retry: 3000')).toBeUndefined();
+  });
+});
+
+describe('fileNameProblem', () => {
+  test('the rules of a DAG file name, as the server keeps them', () => {
+    expect(fileNameProblem('nightly_build-2')).toBeUndefined();
+    expect(fileNameProblem('')).toBe('A name is required.');
+    expect(fileNameProblem('a'.repeat(40))).toBeUndefined();
+    expect(fileNameProblem('a'.repeat(41))).toBe('At most 40 characters (this one has 41).');
+    expect(fileNameProblem('my dag.v2')).toBe('Only letters, digits, "_" and "-": not a space, ".".');
+    expect(fileNameProblem('tags')).toBe('"tags" is reserved (it names an endpoint under /dags).');
+    expect(fileNameProblem('hello', new Set(['hello']))).toBe('A DAG named hello exists already.');
   });
 });

@@ -74,12 +74,13 @@ describeWith('chromium', chromiumMissing, 'the web UI with builtin authenticatio
     await p.getByText('watcher · viewer').waitFor();
     await p.locator('.run-summary[data-run="seen-1"]').waitFor();
     await p.locator('[data-schedule="on"]').waitFor();
-    const controls = ['Start', 'Stop', 'Approve', 'Reject'];
+    const controls = ['Start', 'Stop', 'Approve', 'Reject', 'Rename', 'Delete', 'Enqueue', 'Retry'];
     for (const name of controls) expect(await p.getByRole('button', { name, exact: true }).count()).toBe(0);
     expect(await p.getByRole('switch').count()).toBe(0);
     await p.goto(`${t.url}/dags`);
     await p.locator('tr[data-dag="hello"]').waitFor();
     expect(await p.getByRole('switch').count()).toBe(0);
+    expect(await p.getByRole('link', { name: 'New DAG' }).count()).toBe(0);
     // The spec is there to read, not to change.
     await p.goto(`${t.url}/dags/hello?tab=spec`);
     const editor = p.getByRole('textbox', { name: 'Spec of hello (YAML)' });

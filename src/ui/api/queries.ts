@@ -198,6 +198,38 @@ export function useSaveSpec(fileName: string) {
   });
 }
 
+/** POST /dags: a new DAG file; 400 with `details.errors` when the server finds problems in the spec. */
+export function useCreateDag() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { name: string; spec: string }) => must(api.POST('/dags', { body })),
+    onSuccess: () => qc.invalidateQueries({ queryKey: keys.dags }),
+  });
+}
+
+export function useDeleteDag() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (fileName: string) => must(api.DELETE('/dags/{fileName}', { params: { path: { fileName } } })),
+    onSuccess: (_d, fileName) => {
+      qc.removeQueries({ queryKey: keys.dag(fileName) });
+      return qc.invalidateQueries({ queryKey: keys.dags });
+    },
+  });
+}
+
+export function useRenameDag() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ fileName, newFileName }: { fileName: string; newFileName: string }) =>
+      must(api.POST('/dags/{fileName}/rename', { params: { path: { fileName } }, body: { newFileName } })),
+    onSuccess: (_d, v) => {
+      qc.removeQueries({ queryKey: keys.dag(v.fileName) });
+      return qc.invalidateQueries({ queryKey: keys.dags });
+    },
+  });
+}
+
 export function useLogin() {
   return useMutation({
     mutationFn: (body: { username: string; password: string }) => must(api.POST('/auth/login', { body })),

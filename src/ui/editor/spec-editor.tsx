@@ -20,7 +20,7 @@ export interface SpecEditorProps {
   /** The text the editor starts with (the editor owns it from then on). */
   initial: string;
   readOnly: boolean;
-  /** The DAG's file name: the server checks the text as that DAG (its default name, calls to itself). */
+  /** The DAG's file name: the server checks the text as that DAG (its default name, calls to itself); may change. */
   name: string;
   label: string;
   onChange: (text: string) => void;
@@ -71,6 +71,13 @@ export function SpecEditor({ initial, readOnly, name, label, onChange }: SpecEdi
   const view = useRef<EditorView | null>(null);
   const changed = useRef(onChange);
   useEffect(() => { changed.current = onChange; }, [onChange]);
+  // The name can change under the editor (a new DAG's name field): the next check uses the new one.
+  const nameRef = useRef(name);
+  useEffect(() => {
+    if (nameRef.current === name) return;
+    nameRef.current = name;
+    if (view.current) forceLinting(view.current);
+  }, [name]);
   const [checked, setChecked] = useState<Checked>();
   useEffect(() => {
     if (!host.current) return undefined;
@@ -79,7 +86,7 @@ export function SpecEditor({ initial, readOnly, name, label, onChange }: SpecEdi
       const local = checkLocally(text);
       setChecked({ text, problems: local.problems, complete: local.syntaxError });
       if (local.syntaxError) return diagnostics(local.problems);
-      const messages = await serverProblems(text, name);
+      const messages = await serverProblems(text, nameRef.current);
       const problems = [...local.problems, ...placeServerMessages(text, local, messages ?? [])];
       if (v.state.doc.toString() === text) setChecked({ text, problems, complete: true });
       return diagnostics(problems);

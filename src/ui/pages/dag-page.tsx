@@ -17,6 +17,7 @@ import { useTitle } from '../lib/hooks';
 import { isLive } from '../lib/status';
 import { StartDialog } from './start-dialog';
 import { DagSpec } from './dag-spec';
+import { DagAdmin } from './dag-admin';
 
 export function DagPage() {
   const fileName = useParams().fileName ?? '';
@@ -44,6 +45,7 @@ function DagBody({ fileName, detail, run, runPending, onStarted }: {
   const [starting, setStarting] = useState(false);
   const stop = useStop();
   const operate = useCan('operator');
+  const manage = useCan('manager');
   const steps = useMemo(() => (detail.dag.steps ?? []).map(stepFields), [detail]);
   const active = isLive(run);
   const d = detail.dag;
@@ -60,6 +62,7 @@ function DagBody({ fileName, detail, run, runPending, onStarted }: {
           <SuspendToggle fileName={fileName} suspended={detail.suspended} />
           {operate ? <button type="button" className="primary" onClick={() => setStarting(true)}>Start</button> : null}
           {operate ? <button type="button" className="danger" disabled={!active || !run || stop.isPending} onClick={() => run && stop.mutate({ name: run.name, dagRunId: run.dagRunId })}>Stop</button> : null}
+          {manage ? <DagAdmin fileName={fileName} /> : null}
         </div>
       </header>
       <dl className="facts">

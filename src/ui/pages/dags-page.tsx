@@ -11,6 +11,7 @@ import { matchesQuery } from '../lib/filter';
 import { formatTime } from '../lib/format';
 import { useTitle } from '../lib/hooks';
 import { isLive } from '../lib/status';
+import { useCan } from '../auth/session';
 
 export function DagsPage() {
   useTitle('DAGs');
@@ -18,6 +19,7 @@ export function DagsPage() {
   const [params, setParams] = useSearchParams();
   const [query, setQuery] = useState(params.get('q') ?? '');
   const deferred = useDeferredValue(query);
+  const manage = useCan('manager');
   const items = useMemo(() => (dags.data?.dags ?? []).filter((d) => matchesQuery(d, deferred)), [dags.data, deferred]);
   useLive(keys.dags, (dags.data?.dags ?? []).some((d) => isLive(d.latestDAGRun)), '/events/dag-runs?limit=1');
   const search = (q: string) => {
@@ -28,14 +30,17 @@ export function DagsPage() {
     <>
       <header className="page-header">
         <h1>DAGs</h1>
-        <input
-          type="search"
-          className="search"
-          placeholder="Filter by name or tag"
-          aria-label="Filter DAGs by name or tag"
-          value={query}
-          onChange={(e) => search(e.target.value)}
-        />
+        <div className="actions">
+          <input
+            type="search"
+            className="search"
+            placeholder="Filter by name or tag"
+            aria-label="Filter DAGs by name or tag"
+            value={query}
+            onChange={(e) => search(e.target.value)}
+          />
+          {manage ? <Link to="/new-dag" className="button primary">New DAG</Link> : null}
+        </div>
       </header>
       {dags.isPending ? <Loading what="DAGs" /> : null}
       {dags.isError ? <ErrorBox error={dags.error} what="the DAGs" /> : null}
