@@ -58,7 +58,8 @@ describe('Scheduler', () => {
 
   test('the same minute is never handled twice: neither by this scheduler nor after a restart', async () => {
     expect(await s.tick(at(9, 30) + 40_000)).toEqual([]);
-    const restarted = scheduler();
+    // Restarted at the simulated minute (with the real clock its catch-up would see today's 9:30 too).
+    const restarted = new Scheduler({ catalog, launcher, runs, store: engine.store, clock: { now: () => at(9, 30) + 50_000 }, log, state: schedulerState(dataDir), tz: 'UTC' });
     await restarted.start();
     restarted.stop();
     expect(await restarted.tick(at(9, 30))).toEqual([]);
