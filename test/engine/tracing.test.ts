@@ -103,7 +103,7 @@ steps:
     const r = await create(runs, 'name: stuck\notel:\n  enabled: true\n  timeout: 200ms\nsteps:\n  - name: a\n    command: "true"\n');
     const t0 = Date.now();
     expect((await runs.drive(keyOf(r))).status.run.status).toBe(4);
-    expect(Date.now() - t0).toBeLessThan(1200 + 1000);
+    expect(Date.now() - t0).toBeLessThan(1200 + 3000); // room for a loaded machine; a hang would never end
     expect(warnings.map((w) => w.msg)).toEqual(['Failed to export traces']);
   });
 

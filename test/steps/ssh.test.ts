@@ -395,7 +395,7 @@ steps:
     const t = Date.now();
     abort.abort(new Error('stopped'));
     const outcome = await running;
-    expect(Date.now() - t).toBeLessThan(500);
+    expect(Date.now() - t).toBeLessThan(3_000);
     expect(outcome.exitCode).not.toBe(0);
     expect(await gone(marker, 3_000)).toBe('');
     expect(out.join('')).toBe('started\n');
