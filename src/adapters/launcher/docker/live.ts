@@ -5,7 +5,6 @@
  */
 import { timedOutResult, outputTooLarge } from '../../../core/ports/executor.js';
 import type { ExecResult } from '../../../core/run/state.js';
-import { signalName } from './signals.js';
 import type { Captured } from './outputs.js';
 
 export class Live {
@@ -43,7 +42,9 @@ export class Live {
 export function toResult(code: number, live: Pick<Live, 'stopped' | 'timedOut'>, opts: { timeoutMs: number; maxOutputSize: number; unlogged?: boolean | undefined }, captured?: Captured): ExecResult {
   if (live.timedOut) return timedOutResult(opts.timeoutMs);
   const r: ExecResult = { exitCode: code };
-  const sig = code > 128 && code < 128 + 65 ? live.stopped ?? signalName(code - 128) : undefined;
+  // A stopped step that ended non-zero was ended by its stop (its trap may exit with any code), as on the
+  // host. An exit code above 128 alone says nothing sure: `exit 130` looks the same as a SIGINT.
+  const sig = code === 0 ? undefined : live.stopped;
   if (sig) { r.signal = sig; r.error = `signal: ${sig}`; }
   else if (code !== 0) r.error = `exit status ${code}`;
   if (captured) {
