@@ -14,7 +14,7 @@ import Docker from 'dockerode';
 import { describeWith, stopProcess } from './needs.js';
 
 /** The image the tests run: busybox and its applets, a /tmp, and users root and app (1000). */
-export const TEST_IMAGE = 'localhost/svc-test-busybox:1';
+export const TEST_IMAGE = 'localhost/svc-test-busybox:2';
 /** What the image runs when nothing else is asked: prints a line and exits. */
 export const IMAGE_CMD_OUTPUT = 'hello from the image';
 
@@ -68,6 +68,7 @@ function ensureImage(env: NodeJS.ProcessEnv): void {
   const root = mkdtempSync(join(tmpdir(), 'svc-rootfs-'));
   try {
     for (const d of ['bin', 'tmp', 'etc', 'work', 'home/app']) mkdirSync(join(root, d), { recursive: true });
+    chmodSync(root, 0o755); // mkdtemp made it 0700: no other user could reach /bin
     chmodSync(join(root, 'tmp'), 0o1777);
     copyFileSync(BUSYBOX!, join(root, 'bin', 'busybox'));
     chmodSync(join(root, 'bin', 'busybox'), 0o755);
