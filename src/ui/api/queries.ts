@@ -136,6 +136,47 @@ export function useStop() {
   });
 }
 
+/** Every run-related query: after a run changes by a user's hand, its pages and lists are read again. */
+const invalidateRuns = (qc: ReturnType<typeof useQueryClient>) =>
+  Promise.all([qc.invalidateQueries({ queryKey: ['run'] }), qc.invalidateQueries({ queryKey: ['dag'] }), qc.invalidateQueries({ queryKey: keys.dags }), qc.invalidateQueries({ queryKey: ['runs'] }), qc.invalidateQueries({ queryKey: ['queues'] })]);
+
+export interface RetryInput {
+  name: string;
+  dagRunId: string;
+  /** A new run under this id (the finished one stays as it is); without it, a new attempt of the same run. */
+  newDagRunId?: string;
+  /** Only this step runs again. */
+  stepName?: string;
+}
+
+export function useRetry() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ name, dagRunId, newDagRunId, stepName }: RetryInput) => must(api.POST('/dag-runs/{name}/{dagRunId}/retry', {
+      params: { path: { name, dagRunId } }, body: { ...(newDagRunId ? { dagRunId: newDagRunId } : {}), ...(stepName ? { stepName } : {}) },
+    })),
+    onSettled: () => invalidateRuns(qc),
+  });
+}
+
+/** Takes a queued run out of its queue (it ends aborted). A GET that changes things, as the API has it. */
+export function useDequeue() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ name, dagRunId }: { name: string; dagRunId: string }) =>
+      must(api.GET('/dag-runs/{name}/{dagRunId}/dequeue', { params: { path: { name, dagRunId } } })),
+    onSettled: () => invalidateRuns(qc),
+  });
+}
+
+export function useEnqueue() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ fileName, ...body }: StartInput & { queue?: string }) => must(api.POST('/dags/{fileName}/enqueue', { params: { path: { fileName } }, body })),
+    onSettled: () => invalidateRuns(qc),
+  });
+}
+
 export function useWorkers() {
   return useQuery({
     queryKey: ['workers'],

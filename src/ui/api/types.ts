@@ -28,7 +28,7 @@ export interface RunConfig {
   disableRunIdEdit?: boolean;
 }
 
-export type DagDefinition = Schemas['DagDefinition'] & { runConfig?: RunConfig };
+export type DagDefinition = Schemas['DagDefinition'] & { runConfig?: RunConfig; queue?: string };
 export type DagDetail = Omit<Schemas['DagDetail'], 'dag'> & { dag: DagDefinition };
 
 export function stepFields(step: Schemas['Step']): StepFields {

@@ -12,6 +12,7 @@ import { NodeTable, type NodeRow } from './node-table';
 import { StepLog } from './step-log';
 import { ApprovalPanel } from './approval';
 import { useCan } from '../auth/session';
+import { RetryStep } from './run-actions';
 
 /** A hitl step waiting for a decision. */
 const isWaitingApproval = (n: DagRunDetail['nodes'][number]): boolean => n.statusLabel === 'waiting' && (n.step as { type?: string }).type === 'hitl';
@@ -60,7 +61,7 @@ export function RunView({ run, steps }: { run: DagRunDetail | null; steps?: read
             <ApprovalPanel key={n.step.name} name={run.name} dagRunId={run.dagRunId} step={n.step.name} config={(n.step as { config?: Record<string, unknown> }).config ?? {}} />
           ))}
           <NodeTable rows={rows} selected={shown} onSelect={select} now={now} />
-          {shown ? <StepLog key={`${run.dagRunId}/${shown}`} name={run.name} dagRunId={run.dagRunId} step={shown} live={live} onClose={() => select(undefined)} /> : null}
+          {shown ? <StepLog key={`${run.dagRunId}/${shown}`} name={run.name} dagRunId={run.dagRunId} step={shown} live={live} onClose={() => select(undefined)} actions={<RetryStep run={run} step={shown} />} /> : null}
         </>
       ) : null}
     </>

@@ -1,12 +1,14 @@
 /** A step's stdout or stderr (the tail of it), through GET /dag-runs/{name}/{id}/steps/{step}/log. */
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useLive } from '../api/live';
 import { keys, useStepLog } from '../api/queries';
 import { ErrorBox, Loading } from './query-state';
 
 type Stream = 'stdout' | 'stderr';
 
-export function StepLog({ name, dagRunId, step, live, onClose }: { name: string; dagRunId: string; step: string; live: boolean; onClose: () => void }) {
+export function StepLog({ name, dagRunId, step, live, onClose, actions }: {
+  name: string; dagRunId: string; step: string; live: boolean; onClose: () => void; actions?: ReactNode;
+}) {
   const [stream, setStream] = useState<Stream>('stdout');
   const log = useStepLog(name, dagRunId, step, stream);
   useLive(keys.log(name, dagRunId, step, stream), live, `/events/dag-runs/${encodeURIComponent(name)}/${encodeURIComponent(dagRunId)}/steps/${encodeURIComponent(step)}/log?stream=${stream}`);
@@ -20,6 +22,7 @@ export function StepLog({ name, dagRunId, step, live, onClose }: { name: string;
             <button key={s} type="button" aria-pressed={stream === s} onClick={() => setStream(s)}>{s}</button>
           ))}
         </div>
+        {actions}
         <button type="button" className="ghost" onClick={onClose} aria-label="Close logs">Close</button>
       </header>
       {log.isPending ? <Loading what={stream} /> : null}

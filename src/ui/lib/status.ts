@@ -23,6 +23,13 @@ export function isLive(run: { dagRunId: string; statusLabel: RunStatusLabel } | 
   return Boolean(run?.dagRunId) && (isActive(run?.statusLabel) || run?.statusLabel === 'not_started');
 }
 
+/** A run that has ended (what Retry needs: SPEC 4.5 answers already_running otherwise). */
+const FINISHED: ReadonlySet<StatusLabel> = new Set(['succeeded', 'failed', 'aborted', 'partially_succeeded', 'rejected']);
+
+export function isFinished(label: StatusLabel | undefined): boolean {
+  return label !== undefined && FINISHED.has(label);
+}
+
 /** The colour family of a status; CSS has one class per tone (`tone-ok`...). */
 export type Tone = 'ok' | 'fail' | 'run' | 'wait' | 'idle' | 'skip' | 'warn';
 

@@ -18,6 +18,8 @@ import { isLive } from '../lib/status';
 import { StartDialog } from './start-dialog';
 import { DagSpec } from './dag-spec';
 import { DagAdmin } from './dag-admin';
+import { RunActions } from '../components/run-actions';
+import type { StartMode } from './start-dialog';
 
 export function DagPage() {
   const fileName = useParams().fileName ?? '';
@@ -42,7 +44,7 @@ function DagPageOf({ fileName }: { fileName: string }) {
 function DagBody({ fileName, detail, run, runPending, onStarted }: {
   fileName: string; detail: DagDetail; run: DagRunDetail | null; runPending: boolean; onStarted: (dagRunId: string) => void;
 }) {
-  const [starting, setStarting] = useState(false);
+  const [starting, setStarting] = useState<StartMode>();
   const stop = useStop();
   const operate = useCan('operator');
   const manage = useCan('manager');
@@ -60,7 +62,8 @@ function DagBody({ fileName, detail, run, runPending, onStarted }: {
         </div>
         <div className="actions">
           <SuspendToggle fileName={fileName} suspended={detail.suspended} />
-          {operate ? <button type="button" className="primary" onClick={() => setStarting(true)}>Start</button> : null}
+          {operate ? <button type="button" className="primary" onClick={() => setStarting('start')}>Start</button> : null}
+          {operate ? <button type="button" onClick={() => setStarting('enqueue')}>Enqueue</button> : null}
           {operate ? <button type="button" className="danger" disabled={!active || !run || stop.isPending} onClick={() => run && stop.mutate({ name: run.name, dagRunId: run.dagRunId })}>Stop</button> : null}
           {manage ? <DagAdmin fileName={fileName} /> : null}
         </div>
@@ -80,7 +83,7 @@ function DagBody({ fileName, detail, run, runPending, onStarted }: {
         <>
           <section aria-labelledby="latest-title">
             <h2 id="latest-title">Latest run</h2>
-            {run ? <RunSummary run={run} /> : <p className="muted">{runPending ? 'Loading…' : 'Not run yet.'}</p>}
+            {run ? <div className="run-header"><RunSummary run={run} /><div className="actions"><RunActions run={run} onNewRun={onStarted} /></div></div> : <p className="muted">{runPending ? 'Loading…' : 'Not run yet.'}</p>}
             <RunView run={run} steps={steps} />
           </section>
           <section aria-labelledby="history-title">
@@ -89,7 +92,7 @@ function DagBody({ fileName, detail, run, runPending, onStarted }: {
           </section>
         </>
       )}
-      <StartDialog fileName={fileName} detail={detail} open={starting} onClose={() => setStarting(false)} onStarted={(id) => { setStarting(false); onStarted(id); }} />
+      <StartDialog fileName={fileName} detail={detail} open={starting !== undefined} mode={starting ?? 'start'} onClose={() => setStarting(undefined)} onStarted={(id) => { setStarting(undefined); onStarted(id); }} />
     </>
   );
 }

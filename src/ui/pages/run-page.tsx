@@ -6,6 +6,7 @@ import { keys, useRun, useStop } from '../api/queries';
 import { ErrorBox, Loading } from '../components/query-state';
 import { RunSummary } from '../components/run-summary';
 import { RunView } from '../components/run-view';
+import { RunActions } from '../components/run-actions';
 import { useTitle } from '../lib/hooks';
 import { isLive } from '../lib/status';
 
@@ -25,6 +26,7 @@ export function RunPage() {
           <h1>Run <code>{dagRunId}</code></h1>
         </div>
         <div className="actions">
+          {run.data ? <RunActions run={run.data} /> : null}
           {operate ? <button type="button" className="danger" disabled={!active || stop.isPending} onClick={() => stop.mutate({ name, dagRunId })}>Stop</button> : null}
         </div>
       </header>
