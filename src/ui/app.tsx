@@ -7,6 +7,7 @@ import { DagPage } from './pages/dag-page';
 import { DashboardPage } from './pages/dashboard-page';
 import { DagsPage } from './pages/dags-page';
 import { NewDagPage } from './pages/new-dag-page';
+import { QueuesPage } from './pages/queues-page';
 import { RunPage } from './pages/run-page';
 import { RunsPage } from './pages/runs-page';
 
@@ -22,6 +23,7 @@ export function App() {
         <Route path="new-dag" element={<NewDagPage />} />
         <Route path="dag-runs" element={<RunsPage />} />
         <Route path="dag-runs/:name/:dagRunId" element={<RunPage />} />
+        <Route path="queues" element={<QueuesPage />} />
         <Route path="*" element={<NotFound />} />
       </Route>
     </Routes>

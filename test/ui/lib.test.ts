@@ -6,6 +6,8 @@ import { isActive, isLive, labelText, toneOf } from '../../src/ui/lib/status';
 import type { DagListItem } from '../../src/ui/api/types';
 import { parseFrame } from '../../src/ui/api/events';
 import { fileNameProblem } from '../../src/ui/lib/names';
+import { groupQueues } from '../../src/ui/lib/queues';
+import type { DagRunSummary } from '../../src/ui/api/types';
 
 describe('layoutSteps', () => {
   test('places a diamond left to right, each dependency before its dependents', () => {
@@ -110,5 +112,26 @@ describe('fileNameProblem', () => {
     expect(fileNameProblem('my dag.v2')).toBe('Only letters, digits, "_" and "-": not a space, ".".');
     expect(fileNameProblem('tags')).toBe('"tags" is reserved (it names an endpoint under /dags).');
     expect(fileNameProblem('hello', new Set(['hello']))).toBe('A DAG named hello exists already.');
+  });
+});
+
+describe('groupQueues', () => {
+  const run = (name: string, dagRunId: string, statusLabel: DagRunSummary['statusLabel'], queuedAt: string, startedAt = ''): DagRunSummary => ({
+    rootDAGRunName: name, rootDAGRunId: dagRunId, parentDAGRunName: '', parentDAGRunId: '', dagRunId, name, status: 0, statusLabel,
+    queuedAt, startedAt, finishedAt: '', log: '', params: '',
+  });
+  test('runs by the named queue of their DAG, else their DAG\'s own; queued first in, first out', () => {
+    const runs = [
+      run('etl', 'e-2', 'queued', '2026-01-01T00:00:02Z'), run('etl', 'e-1', 'running', '2026-01-01T00:00:01Z', '2026-01-01T00:00:01Z'),
+      run('load', 'l-1', 'queued', '2026-01-01T00:00:01Z'), run('solo', 's-1', 'waiting', '', '2026-01-01T00:00:00Z'),
+      run('free', 'f-1', 'running', '', '2026-01-01T00:00:00Z'),
+    ];
+    const info = new Map([['etl', { queue: 'batch' }], ['load', { queue: 'batch' }], ['solo', { maxActiveRuns: 0 }], ['free', { maxActiveRuns: -1 }]]);
+    const qs = groupQueues(runs, info);
+    expect(qs.map((q) => [q.name, q.kind, q.limit, q.running.map((r) => r.dagRunId), q.queued.map((r) => r.dagRunId)])).toEqual([
+      ['batch', 'named', undefined, ['e-1'], ['l-1', 'e-2']],
+      ['free', 'dag', 'unlimited', ['f-1'], []],
+      ['solo', 'dag', 1, ['s-1'], []],
+    ]);
   });
 });

@@ -23,6 +23,7 @@ describeWith('chromium', chromiumMissing, 'run actions in a browser: retry, enqu
     t.dag('flaky', `steps:\n  - name: prepare\n    command: echo prepared\n  - name: check\n    command: test -f ${marker}\n    depends: prepare\n`);
     // A named queue the configuration does not define runs one run at a time.
     t.dag('queued', 'queue: ui-queue\nsteps:\n  - name: nap\n    command: sleep 4\n');
+    t.dag('own-queue', 'maxActiveRuns: 2\nsteps:\n  - name: nap\n    command: sleep 3\n');
     await t.start();
     browser = await launch();
   }, 180_000);
@@ -102,6 +103,37 @@ describeWith('chromium', chromiumMissing, 'run actions in a browser: retry, enqu
     expect((await t.get('/dag-runs/queued/q-2')).body.dagRun.statusLabel).toBe('aborted');
     expect(await p.getByRole('button', { name: 'Dequeue' }).count()).toBe(0);
     await waitStatus(t, 'queued', 'q-1', 'succeeded');
+    await p.context().close();
+  });
+
+  test('the queues page: running and queued runs per queue, in order, live; a queued run dequeued there', async () => {
+    for (const id of ['q-3', 'q-4', 'q-5']) expect((await t.post('/dags/queued/enqueue', { dagRunId: id })).status).toBe(200);
+    expect((await t.post('/dags/own-queue/start', { dagRunId: 'own-1' })).status).toBe(200);
+    await waitStatus(t, 'queued', 'q-3', 'running');
+    const p = await page();
+    await p.goto(`${t.url}/`);
+    await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Queues' }).click();
+    await p.getByRole('heading', { level: 1, name: 'Queues' }).waitFor();
+    const named = p.locator('section[data-queue="ui-queue"]');
+    await named.getByText('named queue').waitFor();
+    const rows = () => named.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => `${tr.getAttribute('data-run')}:${tr.getAttribute('data-status')}:${tr.querySelector('td')?.textContent ?? ''}`));
+    await named.locator('tr[data-run="q-5"]').waitFor();
+    expect(await rows()).toEqual(['q-3:running:', 'q-4:queued:1', 'q-5:queued:2']);
+    const own = p.locator('section[data-queue="own-queue"]');
+    await own.getByText('DAG queue').waitFor();
+    await own.getByText('2 at a time').waitFor();
+    await own.locator('tr[data-run="own-1"][data-status="running"]').waitFor();
+    await p.screenshot({ path: shot('queues'), fullPage: true });
+
+    await named.locator('tr[data-run="q-5"]').getByRole('button', { name: 'Dequeue' }).click();
+    await p.getByRole('dialog', { name: 'Dequeue run q-5?' }).getByRole('button', { name: 'Dequeue' }).click();
+    await named.locator('tr[data-run="q-5"]').waitFor({ state: 'detached' });
+    expect((await t.get('/dag-runs/queued/q-5')).body.dagRun.statusLabel).toBe('aborted');
+    // q-3 ends, q-4 starts: the page follows without a reload.
+    await named.locator('tr[data-run="q-4"][data-status="running"]').waitFor({ timeout: 30_000 });
+    expect(await named.locator('tr[data-run="q-3"]').count()).toBe(0);
+    await waitStatus(t, 'queued', 'q-4', 'succeeded');
+    await p.getByText('No run is running or queued.').waitFor({ timeout: 30_000 });
     await p.context().close();
   });
 });

@@ -2,7 +2,7 @@
  * The queries and mutations of the pages, with their cache keys. Keys nest so one invalidation reaches a
  * run and everything under it (its step logs): ['run', name, id, 'log', step, stream].
  */
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, must, orNull } from './client';
 import type { DagDetail, DagRunDetail } from './types';
 
@@ -174,6 +174,28 @@ export function useEnqueue() {
   return useMutation({
     mutationFn: ({ fileName, ...body }: StartInput & { queue?: string }) => must(api.POST('/dags/{fileName}/enqueue', { params: { path: { fileName } }, body })),
     onSettled: () => invalidateRuns(qc),
+  });
+}
+
+/** Statuses of the runs a queue holds: running, waiting for an approval (both hold a slot), queued. */
+const QUEUE_STATUSES = [1, 7, 5] as const;
+
+/** Every root run that holds or waits for a queue slot (GET /dag-runs per status). */
+export function useQueueRuns() {
+  return useQuery({
+    queryKey: ['queues', 'runs'],
+    queryFn: async ({ signal }) => (await Promise.all(QUEUE_STATUSES.map((status) => must(api.GET('/dag-runs', { params: { query: { status } }, signal }))))).flatMap((r) => r.dagRuns),
+  });
+}
+
+/** The details of these DAGs (their `queue` and `maxActiveRuns`), from the same cache as their pages. */
+export function useDagDetails(fileNames: readonly string[]) {
+  return useQueries({
+    queries: fileNames.map((fileName) => ({
+      queryKey: keys.dag(fileName),
+      queryFn: async ({ signal }: { signal: AbortSignal }) => (await must(api.GET('/dags/{fileName}', { params: { path: { fileName } }, signal }))) as DagDetail,
+      staleTime: 30_000,
+    })),
   });
 }
 

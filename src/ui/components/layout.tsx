@@ -19,6 +19,7 @@ export function Layout() {
           <li><NavLink to="/" end>Dashboard</NavLink></li>
           <li><NavLink to="/dags">DAGs</NavLink></li>
           <li><NavLink to="/dag-runs" end>Runs</NavLink></li>
+          <li><NavLink to="/queues">Queues</NavLink></li>
         </ul>
         {user ? (
           <div className="sidebar-user">
