@@ -5,6 +5,7 @@
  */
 import type Docker from 'dockerode';
 import type { ContainerConfig } from '../../../core/spec/types.js';
+import type { ExecIdentity } from '../../../core/naming.js';
 import { authFor, type RegistryAuths } from './auth.js';
 import { createBody, LABELS, type SpecInput } from './container-spec.js';
 import { engineMessage, ensureImage } from './image.js';
@@ -48,10 +49,11 @@ async function create(ctx: EnsureContext, s: SpecInput): Promise<Docker.Containe
   if (!c.image) throw new Error('the container block names no image');
   await ensureImage(ctx.docker, { image: c.image, pullPolicy: c.pullPolicy, platform: c.platform, auth: authFor(c.image, ctx.registryAuths, ctx.authConfig) });
   const query = { name: s.name, ...(c.platform ? { platform: c.platform } : {}) };
+  const body = createBody(s);
   try {
     // Name and platform in the query only: dockerode would otherwise also send the whole body (Env and
     // all) as query parameters, into the engine's request logs.
-    await ctx.docker.createContainer({ _query: query, _body: createBody(s) } as unknown as Docker.ContainerCreateOptions);
+    await ctx.docker.createContainer({ _query: query, _body: body } as unknown as Docker.ContainerCreateOptions);
   } catch (e) {
     if (!isStatus(e, 409)) throw new Error(`cannot create container ${s.name} from ${c.image}: ${engineMessage(e)}`);
   }
@@ -78,10 +80,12 @@ function ownedOrThrow(info: Docker.ContainerInspectInfo, s: SpecInput): void {
   }
 }
 
-/** Removes a container (stopping it first, by force); one already gone is fine. */
-export async function removeContainer(docker: Docker, name: string): Promise<void> {
+/** Removes this identity's container (stopping it first, by force); one already gone, or not ours, stays as it is. */
+export async function removeContainer(docker: Docker, name: string, identity: ExecIdentity): Promise<void> {
+  const info = await inspectByName(docker, name);
+  if (!info || info.Config.Labels?.[LABELS.identity] !== JSON.stringify(identity)) return;
   try {
-    await docker.getContainer(name).remove({ force: true, v: true });
+    await docker.getContainer(info.Id).remove({ force: true, v: true });
   } catch (e) {
     if (!isStatus(e, 404) && !isStatus(e, 409)) throw new Error(`cannot remove container ${name}: ${engineMessage(e)}`);
   }

@@ -63,18 +63,20 @@ export class DockerLauncher implements Launcher {
     if (running) return running;
     if (!o.fresh && this.begun(req)) return adoptExecution(req, { launcher: this, engine: this.opts.engine, records: this.records(req), files: this.files(req) });
     const live = new Live();
-    const handle: RunningExec = { result: this.execute(req, live), signal: (sig) => live.signal(sig) };
+    const result = this.execute(req, live).catch((e: unknown): ExecResult => ({ exitCode: 1, error: e instanceof Error ? e.message : String(e) }));
+    const handle: RunningExec = { result, signal: (sig) => live.signal(sig) };
     this.live.set(key, handle);
-    void handle.result.finally(() => this.live.delete(key));
+    void result.then(() => this.live.delete(key));
     return handle;
   }
 
   /** A finished run's container goes, unless its DAG keeps it (`keepContainer`). */
   async endRun(run: { dagName: string; dagRunId: string; attemptId: string }, config: { name?: string | undefined; keepContainer: boolean }): Promise<void> {
-    const name = containerName({ name: config.name } as Target['config'], runIdentity(run));
+    const identity = runIdentity(run);
+    const name = containerName({ name: config.name } as Target['config'], identity);
     this.runContainers.delete(name);
     if (config.keepContainer) return;
-    await removeContainer(await this.opts.engine.get(), name);
+    await removeContainer(await this.opts.engine.get(), name, identity);
   }
 
   private key(req: ExecRequest): string {
@@ -176,7 +178,9 @@ export class DockerLauncher implements Launcher {
   /** A step's own container goes once the step ended, unless its block keeps it. */
   async cleanUp(target: Target | undefined): Promise<void> {
     if (target?.kind !== 'step' || target.config.keepContainer) return;
-    await removeContainer(await this.opts.engine.get(), target.name).catch(() => undefined);
+    try {
+      await removeContainer(await this.opts.engine.get(), target.name, target.identity);
+    } catch { /* no engine, or it is gone: nothing to remove */ }
   }
 
   /** The place of an execution being adopted: the container it ran in (exec mode's as the user named it). */
