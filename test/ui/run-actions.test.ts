@@ -1,7 +1,8 @@
 /**
  * Retry, Retry step, Enqueue and Dequeue in a real browser against the real server, each confirmed in a
  * dialog: a failed run retried (same id) succeeds once its cause is gone; one step retried alone; a retry
- * as a new run opens that run; runs enqueued from the DAG page, the second waiting in the queue, dequeued.
+ * as a new run opens that run; runs enqueued from the DAG page, the second waiting in the queue, dequeued;
+ * the queues page; a finished run's outputs with a secret masked.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,7 @@ import { describeWith } from '../helpers/needs.js';
 import { TestServer } from '../helpers/server.js';
 import { chromiumMissing, context, ensureUiBuilt, launch, shot } from './browser.js';
 
-describeWith('chromium', chromiumMissing, 'run actions in a browser: retry, enqueue, dequeue', () => {
+describeWith('chromium', chromiumMissing, 'run actions in a browser: retry, enqueue, dequeue, queues, outputs', () => {
   const t = new TestServer();
   const dir = mkdtempSync(join(tmpdir(), 'svc-ui-actions-'));
   const marker = join(dir, 'ready');
@@ -23,6 +24,8 @@ describeWith('chromium', chromiumMissing, 'run actions in a browser: retry, enqu
     t.dag('flaky', `steps:\n  - name: prepare\n    command: echo prepared\n  - name: check\n    command: test -f ${marker}\n    depends: prepare\n`);
     // A named queue the configuration does not define runs one run at a time.
     t.dag('queued', 'queue: ui-queue\nsteps:\n  - name: nap\n    command: sleep 4\n');
+    writeFileSync(join(dir, 'token'), 's3cr3t-value');
+    t.dag('secretive', `secrets:\n  - name: API_TOKEN\n    provider: file\n    key: ${join(dir, 'token')}\nsteps:\n  - name: login\n    command: echo "token=$API_TOKEN"\n    output: LOGIN_LINE\n  - name: count\n    command: echo 42\n    output: ITEM_COUNT\n`);
     t.dag('own-queue', 'maxActiveRuns: 2\nsteps:\n  - name: nap\n    command: sleep 3\n');
     await t.start();
     browser = await launch();
@@ -134,6 +137,21 @@ describeWith('chromium', chromiumMissing, 'run actions in a browser: retry, enqu
     expect(await named.locator('tr[data-run="q-3"]').count()).toBe(0);
     await waitStatus(t, 'queued', 'q-4', 'succeeded');
     await p.getByText('No run is running or queued.').waitFor({ timeout: 30_000 });
+    await p.context().close();
+  });
+
+  test('the outputs of a finished run, a secret masked as the server masks it', async () => {
+    expect((await t.post('/dags/secretive/start', { dagRunId: 'secret-1' })).status).toBe(200);
+    const p = await page();
+    await p.goto(`${t.url}/dag-runs/secretive/secret-1`);
+    const table = p.getByRole('table', { name: 'Outputs of the run' });
+    await table.waitFor({ timeout: 30_000 });
+    const value = (key: string) => table.locator(`tr[data-output="${key}"] pre`).textContent();
+    expect(await value('itemCount')).toBe('42');
+    expect(await value('loginLine')).toBe('token=*******');
+    await table.locator('tr[data-output="loginLine"]').getByText('masked').waitFor();
+    expect(await p.content()).not.toContain('s3cr3t-value');
+    await p.screenshot({ path: shot('outputs'), fullPage: true });
     await p.context().close();
   });
 });

@@ -95,6 +95,15 @@ export function useRun(name: string, dagRunId: string) {
   });
 }
 
+/** The run's collected outputs (written when it ends; secrets masked by the server). */
+export function useOutputs(name: string, dagRunId: string, enabled: boolean) {
+  return useQuery({
+    queryKey: [...keys.run(name, dagRunId), 'outputs'],
+    queryFn: ({ signal }) => must(api.GET('/dag-runs/{name}/{dagRunId}/outputs', { params: { path: { name, dagRunId } }, signal })),
+    enabled,
+  });
+}
+
 export function useStepLog(name: string, dagRunId: string, stepName: string, stream: 'stdout' | 'stderr') {
   return useQuery({
     queryKey: keys.log(name, dagRunId, stepName, stream),

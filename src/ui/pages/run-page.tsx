@@ -7,6 +7,7 @@ import { ErrorBox, Loading } from '../components/query-state';
 import { RunSummary } from '../components/run-summary';
 import { RunView } from '../components/run-view';
 import { RunActions } from '../components/run-actions';
+import { OutputsTable } from '../components/outputs-table';
 import { useTitle } from '../lib/hooks';
 import { isLive } from '../lib/status';
 
@@ -37,6 +38,7 @@ export function RunPage() {
         <>
           <RunSummary run={run.data} />
           <RunView run={run.data} />
+          <OutputsTable run={run.data} />
         </>
       ) : null}
     </>
