@@ -95,6 +95,23 @@ describe('probes run through the launcher', () => {
     expect(repeats[0]!.secrets).toContain('s3cr3t');
   });
 
+  test('a launcher whose steps run here reads dotenv files and file secrets itself: no probe, same values, same order', async () => {
+    let stepEnv: Record<string, string> = {};
+    let stepSecrets: string[] = [];
+    const w = world((req) => { stepEnv = req.env; stepSecrets = req.secrets; return { exitCode: 0 }; });
+    // The working directory (and the DAG's) is /nonexistent; .env is missing there (read as empty).
+    const files: Record<string, string> = { '/nonexistent/extra.env': 'FROM_EXTRA=2\n', '/nonexistent/token.txt': 's3cr3t' };
+    const read: string[] = [];
+    Object.assign(w.executor, { readFile: async (path: string, max: number) => { read.push(path); expect(max).toBe(1024 * 1024); return files[path]; } });
+    const runs = new RunService({ ...memoryDeps(w, 1), secrets: new BuiltinSecretProvider() });
+    const run = await create(runs, 'dotenv: [extra.env]\nsecrets:\n  - name: TOKEN\n    provider: file\n    key: token.txt\nsteps:\n  - name: a\n    command: x\n');
+    expect((await runs.drive(keyOf(run))).status.run.status).toBe(RunStatus.Succeeded);
+    expect(kinds(w.executor.probes).filter((k) => k === ':dotenv' || k === ':secret')).toEqual([]);
+    expect(read).toEqual(['/nonexistent/.env', '/nonexistent/extra.env', '/nonexistent/token.txt']);
+    expect(stepEnv).toMatchObject({ FROM_EXTRA: '2', TOKEN: 's3cr3t' });
+    expect(stepSecrets).toContain('s3cr3t');
+  });
+
   test('probe identities are unique, also across two drivers of the same run (a crash between them)', async () => {
     const w = world(() => 'hold');
     const yaml = 'steps:\n  - name: a\n    command: x\n    preconditions:\n      - condition: "true"\n';

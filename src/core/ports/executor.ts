@@ -68,6 +68,12 @@ export interface Launcher {
   readonly recordsStarts: boolean;
   begun(req: ExecRequest): boolean | Promise<boolean>;
   ensure(req: ExecRequest, opts: { fresh: boolean }): Promise<RunningExec | undefined>;
+  /**
+   * Only a launcher whose commands run on this host as this user (local processes): the text of a file
+   * as its commands would see it (undefined when it cannot be read), read without starting a process.
+   * The engine's file probes (dotenv files, file secrets) use it; elsewhere they run a command.
+   */
+  readFile?(path: string, maxBytes: number): Promise<string | undefined>;
 }
 
 /** The outcome of an execution its step's timeoutSec ended (exit code 124, as timeout(1) reports). */

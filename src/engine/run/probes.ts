@@ -69,9 +69,33 @@ export class Probes {
   /** The content of the first of these files that can be read, where the steps run; undefined when none. */
   async readFirst(paths: string[], base: Omit<ProbeCall, 'kind' | 'command'> & { kind: ProbeKind }): Promise<string | undefined> {
     if (paths.length === 0) return undefined;
+    const local = this.localReader();
+    if (local) return firstOf(paths, local);
     const command = paths.map((p) => `cat -- ${shellQuote(p)} 2>/dev/null`).join(' || ');
     const r = await this.run({ ...base, command, shell: ['/bin/sh'] });
     return r.exitCode === 0 ? r.stdout : undefined;
+  }
+
+  /**
+   * For each group of candidate paths, the content of its first readable file ('' when none), where the
+   * steps run: read directly by a local launcher, else all in one probe (one process, or one Pod, for
+   * every group), each file followed by a line with the probe's own marker.
+   */
+  async readEach(groups: string[][], base: Omit<ProbeCall, 'kind' | 'command' | 'shell' | 'unlogged'> & { kind: ProbeKind }): Promise<string[]> {
+    const local = this.localReader();
+    if (local) return Promise.all(groups.map(async (g) => (await firstOf(g, local)) ?? ''));
+    const marker = `--svc-${base.kind}-${this.deps.ids.next()}--`;
+    const script = groups.map((g) => `{ ${g.map((c) => `cat -- ${shellQuote(c)} 2>/dev/null`).join(' || ')} || :; }; printf '\\n%s\\n' ${shellQuote(marker)}`).join('; ');
+    const r = await this.run({ ...base, command: script, shell: ['/bin/sh'], unlogged: true });
+    if (r.exitCode !== 0) throw new Error(`cannot read ${groups.map((g) => g[0]).join(', ')}: exit status ${r.exitCode}`);
+    // Each file is followed by a newline and the marker.
+    const texts = r.stdout.split(marker);
+    return groups.map((_, i) => texts[i] ?? '');
+  }
+
+  private localReader(): ((path: string) => Promise<string | undefined>) | undefined {
+    const launcher = this.deps.launchers.shell;
+    return launcher?.readFile ? (path) => launcher.readFile!(path, MAX_PROBE_OUTPUT) : undefined;
   }
 
   private request(call: ProbeCall): ExecRequest {
@@ -86,6 +110,14 @@ export class Probes {
       ...(call.unlogged ? { unlogged: true } : {}),
     };
   }
+}
+
+async function firstOf(paths: string[], read: (path: string) => Promise<string | undefined>): Promise<string | undefined> {
+  for (const p of paths) {
+    const text = await read(p);
+    if (text !== undefined) return text;
+  }
+  return undefined;
 }
 
 /** `'...'` with every `'` closed, escaped and reopened: the shell reads the exact bytes. */

@@ -14,7 +14,7 @@ import type { EngineDeps } from '../deps.js';
 import { runLog } from '../../core/ports/log-store.js';
 import { runKeyOf } from '../../core/ports/run-store.js';
 import { shellFor } from './shell.js';
-import { Probes, shellQuote, type ProbeKind, type ProbeOwner } from './probes.js';
+import { Probes, type ProbeKind, type ProbeOwner } from './probes.js';
 
 export interface RunContext {
   workingDir: string;
@@ -79,26 +79,21 @@ export async function prepareRunContext(run: DagRunResource, deps: EngineDeps): 
 }
 
 /**
- * Dotenv files are read where the steps run, all in one unlogged probe (every run has at least `.env`):
- * each from the working directory, else the DAG's, each followed by a separator line with the probe's
- * own marker. A missing file reads as empty, which loads the same as one with no entries.
+ * Dotenv files are read where the steps run (Probes.readEach: every run has at least `.env`), each from
+ * the working directory, else the DAG's. A missing file reads as empty, which loads the same as one
+ * with no entries.
  */
-async function loadDotenv(deps: EngineDeps, probes: Probes, files: string[], at: { cwd: string; dagDir: string; env: Record<string, string>; shell: string[] }): Promise<EnvEntry[]> {
+async function loadDotenv(deps: EngineDeps, probes: Probes, files: string[], at: { cwd: string; dagDir: string; env: Record<string, string> }): Promise<EnvEntry[]> {
   const order = dotenvOrder(files);
   // Only the implicit `.env`, where reading it costs a Pod per run (deps.implicitDotenv false): not read.
   if (order.length === 0 || (deps.implicitDotenv === false && order.length === 1 && order[0] === '.env')) return [];
-  const marker = `--svc-dotenv-${deps.ids.next()}--`;
-  const script = order.map((f) => {
-    const candidates = [...new Set([resolvePath(at.cwd, f), resolvePath(at.dagDir, f)])];
-    return `{ ${candidates.map((c) => `cat -- ${shellQuote(c)} 2>/dev/null`).join(' || ')} || :; }; printf '\\n%s\\n' ${shellQuote(marker)}`;
-  }).join('; ');
-  const r = await probes.run({ kind: 'dotenv', command: script, cwd: at.cwd, env: at.env, shell: ['/bin/sh'], unlogged: true });
-  if (r.exitCode !== 0) throw new Error(`cannot read the dotenv files: exit status ${r.exitCode}`);
-  // Each file is followed by a newline and the marker (the output is trimmed: the first newline may be gone).
-  const texts = r.stdout.split(marker);
+  const groups = order.map((f) => [...new Set([resolvePath(at.cwd, f), resolvePath(at.dagDir, f)])]);
+  const texts = await probes.readEach(groups, { kind: 'dotenv', cwd: at.cwd, env: at.env }).catch((e: unknown) => {
+    throw new Error(`cannot read the dotenv files: ${e instanceof Error ? e.message : String(e)}`);
+  });
   const out: EnvEntry[] = [];
   order.forEach((f, i) => {
-    const parsed = parseDotenv(texts[i] ?? '');
+    const parsed = parseDotenv(texts[i]!);
     for (const e of parsed.errors) deps.log.warn('Skipped a bad dotenv line', { file: f, error: e });
     out.push(...parsed.entries);
   });

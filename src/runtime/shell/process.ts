@@ -20,6 +20,7 @@ import type { Capture } from './sink.js';
 import { stepOutputs, type StepOutputs } from './outputs.js';
 import type { ForkServer } from './fork-server.js';
 import { runForked, type Exit } from './forked.js';
+import { readLocalFile } from './read-file.js';
 
 export interface ProcessExecutorOptions {
   /** Where each execution's logs, records and scratch files are. */
@@ -71,6 +72,10 @@ export class ProcessExecutor implements Launcher {
     return { result, signal: (sig) => sendSignal(state, sig) };
   }
 
+  /** Steps run here as this user: a file probe reads the file itself (no process to fork). */
+  readFile(path: string, maxBytes: number): Promise<string | undefined> {
+    return readLocalFile(path, maxBytes);
+  }
 }
 
 interface Live {
