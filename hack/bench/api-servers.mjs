@@ -43,7 +43,11 @@ export function freePort() {
 const SYSTEM_DEFS = {
   svc: {
     command: () => [process.execPath, [join(ROOT, 'bin/svc.js'), 'server']],
-    env: (dir, port, dagsDir) => ({ SVC_DATA_DIR: join(dir, 'svc-data'), SVC_DAGS_DIR: dagsDir, SVC_HOST: '127.0.0.1', SVC_PORT: String(port), SVC_LOG_LEVEL: 'warn' }),
+    // SVC_BENCH_NODE_OPTIONS (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof): node options of the svc server only.
+    env: (dir, port, dagsDir) => ({
+      SVC_DATA_DIR: join(dir, 'svc-data'), SVC_DAGS_DIR: dagsDir, SVC_HOST: '127.0.0.1', SVC_PORT: String(port), SVC_LOG_LEVEL: 'warn',
+      ...(process.env.SVC_BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SVC_BENCH_NODE_OPTIONS } : {}),
+    }),
     status: (body) => body?.dagRun?.status,
   },
   dagu: {
