@@ -52,6 +52,11 @@ describeWith('chromium', chromiumMissing, 'the DAG spec editor in a browser', ()
     await problems.getByText('No problems found.').waitFor();
     expect(await p.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
 
+    // A field's name, hovered, says what the schema says of it.
+    await p.locator('.cm-line', { hasText: 'depends: first' }).getByText('depends').hover();
+    await p.locator('.cm-tooltip-hover .field-doc', { hasText: 'depends: Names or ids of the steps this step waits for' }).waitFor();
+    await p.mouse.move(0, 0);
+
     // A field the schema does not know: found in the browser, marked at its line.
     await replaceText(p, SPEC.replace('    command: echo two', '    comand: echo two'));
     await problem(p, 'editor', 'steps[1] (second).comand: unknown field', 6);
@@ -70,11 +75,11 @@ describeWith('chromium', chromiumMissing, 'the DAG spec editor in a browser', ()
     expect(await editorText(p)).toBe(unknownDep);
     expect((await t.get('/dags/edit-me/spec')).body.spec).toBe(SPEC);
 
-    // Fixed and saved: stored as written.
+    // Fixed and saved (Ctrl-S in the editor): stored as written.
     const fixed = SPEC.replace('echo two', 'echo "two, fixed"');
     await replaceText(p, fixed);
     await problems.getByText('No problems found.').waitFor();
-    await p.getByRole('button', { name: 'Save' }).click();
+    await p.keyboard.press('Control+s');
     await p.getByText('Saved', { exact: true }).waitFor();
     expect((await t.get('/dags/edit-me/spec')).body.spec).toBe(fixed);
     expect(await p.getByRole('alert').count()).toBe(0);
@@ -180,6 +185,7 @@ describeWith('chromium', chromiumMissing, 'the DAG spec editor in a browser', ()
     await del.getByRole('button', { name: 'Delete' }).click();
     await p.waitForURL(/\/dags$/);
     await p.locator('tr[data-dag="edit-me"]').waitFor();
+    // Not even for a moment from a list read before the delete.
     expect(await p.locator('tr[data-dag="still-doomed"]').count()).toBe(0);
     expect((await t.get('/dags/still-doomed')).status).toBe(404);
     await p.context().close();

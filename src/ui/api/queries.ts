@@ -279,14 +279,20 @@ export function useCreateDag() {
   });
 }
 
+type DagList = { dags: Array<{ fileName: string }> };
+
+/** The DAG list in the cache without `fileName` (a list read before it went never shows it again). */
+function dropFromList(qc: ReturnType<typeof useQueryClient>, fileName: string): Promise<void> {
+  qc.removeQueries({ queryKey: keys.dag(fileName) });
+  qc.setQueryData<DagList>(keys.dags, (old) => old && { ...old, dags: old.dags.filter((d) => d.fileName !== fileName) });
+  return qc.invalidateQueries({ queryKey: keys.dags });
+}
+
 export function useDeleteDag() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (fileName: string) => must(api.DELETE('/dags/{fileName}', { params: { path: { fileName } } })),
-    onSuccess: (_d, fileName) => {
-      qc.removeQueries({ queryKey: keys.dag(fileName) });
-      return qc.invalidateQueries({ queryKey: keys.dags });
-    },
+    onSuccess: (_d, fileName) => dropFromList(qc, fileName),
   });
 }
 
@@ -295,10 +301,7 @@ export function useRenameDag() {
   return useMutation({
     mutationFn: ({ fileName, newFileName }: { fileName: string; newFileName: string }) =>
       must(api.POST('/dags/{fileName}/rename', { params: { path: { fileName } }, body: { newFileName } })),
-    onSuccess: (_d, v) => {
-      qc.removeQueries({ queryKey: keys.dag(v.fileName) });
-      return qc.invalidateQueries({ queryKey: keys.dags });
-    },
+    onSuccess: (_d, v) => dropFromList(qc, v.fileName),
   });
 }
 

@@ -2,7 +2,8 @@
  * The DAG spec editor (CodeMirror 6, YAML), loaded in its own chunk with the first page that edits a DAG.
  * As the text changes it is checked (check.ts): syntax and the DAG schema here, then the server's
  * POST /dags/validate; problems are underlined at their line and listed under the editor, where each
- * one moves the cursor to it. Read-only for a session that may not write DAGs.
+ * one moves the cursor to it. Hovering a field's name shows the schema's description of it. Read-only
+ * for a session that may not write DAGs.
  */
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { yaml } from '@codemirror/lang-yaml';
@@ -10,11 +11,13 @@ import { bracketMatching, HighlightStyle, indentOnInput, syntaxHighlighting } fr
 import { forceLinting, linter, lintGutter, lintKeymap, type Diagnostic } from '@codemirror/lint';
 import { highlightSelectionMatches, searchKeymap } from '@codemirror/search';
 import { EditorState } from '@codemirror/state';
-import { drawSelection, EditorView, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers } from '@codemirror/view';
+import { drawSelection, EditorView, highlightActiveLine, highlightActiveLineGutter, hoverTooltip, keymap, lineNumbers } from '@codemirror/view';
 import { tags } from '@lezer/highlight';
 import { useEffect, useRef, useState } from 'react';
 import { api, must } from '../api/client';
+import { parseAllDocuments, type Document } from 'yaml';
 import { checkLocally, lineOf, placeServerMessages, type Problem } from './check';
+import { describeField, keyAt } from './schema-docs';
 
 export interface SpecEditorProps {
   /** The text the editor starts with (the editor owns it from then on). */
@@ -24,6 +27,8 @@ export interface SpecEditorProps {
   name: string;
   label: string;
   onChange: (text: string) => void;
+  /** Ctrl-S (Cmd-S): save or create, as the page's button would. */
+  onSave?: () => void;
 }
 
 const highlight = HighlightStyle.define([
@@ -46,6 +51,31 @@ const theme = EditorView.theme({
   '.cm-panels': { backgroundColor: 'var(--surface-2)', color: 'var(--text)' },
 });
 
+/** The YAML document (`---` separated) that holds `pos`. */
+function docAt(docs: Document[], pos: number): Document | undefined {
+  return docs.find((d) => d.range && d.range[0] <= pos && pos <= d.range[2]) ?? docs[docs.length - 1];
+}
+
+/** Hovering a field's name shows what the DAG schema says of it. */
+const fieldDocs = hoverTooltip((view, pos) => {
+  const docs = Array.from(parseAllDocuments(view.state.doc.toString()) as Iterable<Document>);
+  const doc = docAt(docs, pos);
+  const key = doc ? keyAt(doc, pos) : undefined;
+  const text = key ? describeField(key.path) : undefined;
+  if (!key || !text) return null;
+  return {
+    pos: key.from, end: key.to, above: true,
+    create: () => {
+      const dom = document.createElement('div');
+      dom.className = 'field-doc';
+      const name = document.createElement('strong');
+      name.textContent = String(key.path[key.path.length - 1]);
+      dom.append(name, document.createTextNode(`: ${text}`));
+      return { dom };
+    },
+  };
+});
+
 /** The server's problems with the text, or undefined when it could not be asked. */
 async function serverProblems(spec: string, name: string): Promise<readonly string[] | undefined> {
   try {
@@ -66,11 +96,13 @@ interface Checked {
   complete: boolean;
 }
 
-export function SpecEditor({ initial, readOnly, name, label, onChange }: SpecEditorProps) {
+export function SpecEditor({ initial, readOnly, name, label, onChange, onSave }: SpecEditorProps) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const changed = useRef(onChange);
   useEffect(() => { changed.current = onChange; }, [onChange]);
+  const saver = useRef(onSave);
+  useEffect(() => { saver.current = onSave; }, [onSave]);
   // The name can change under the editor (a new DAG's name field): the next check uses the new one.
   const nameRef = useRef(name);
   useEffect(() => {
@@ -98,8 +130,8 @@ export function SpecEditor({ initial, readOnly, name, label, onChange }: SpecEdi
         extensions: [
           lineNumbers(), highlightActiveLineGutter(), history(), drawSelection(), indentOnInput(), bracketMatching(),
           highlightActiveLine(), highlightSelectionMatches(), yaml(), syntaxHighlighting(highlight), theme,
-          keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap, ...lintKeymap, indentWithTab]),
-          linter(check, { delay: 300 }), lintGutter(),
+          keymap.of([{ key: 'Mod-s', preventDefault: true, run: () => { saver.current?.(); return true; } }, ...defaultKeymap, ...historyKeymap, ...searchKeymap, ...lintKeymap, indentWithTab]),
+          linter(check, { delay: 300 }), lintGutter(), fieldDocs,
           EditorState.readOnly.of(readOnly), EditorState.tabSize.of(2),
           EditorView.contentAttributes.of({ 'aria-label': label, 'aria-describedby': 'spec-editor-help', spellcheck: 'false' }),
           EditorView.updateListener.of((u) => { if (u.docChanged) changed.current(u.state.doc.toString()); }),
@@ -124,7 +156,7 @@ export function SpecEditor({ initial, readOnly, name, label, onChange }: SpecEdi
     <div className="spec-editor">
       <div ref={host} className="spec-editor-host" data-readonly={readOnly} />
       <p id="spec-editor-help" className="muted small">
-        {readOnly ? 'Read-only: your role cannot change DAGs.' : 'YAML. Tab indents; press Escape, then Tab, to leave the editor. Problems are checked as you type.'}
+        {readOnly ? 'Read-only: your role cannot change DAGs.' : 'YAML. Tab indents; press Escape, then Tab, to leave the editor. Ctrl-S saves. Problems are checked as you type; hover a field\'s name for what it means.'}
       </p>
       <ProblemList checked={checked} onGo={goTo} />
     </div>

@@ -3,7 +3,7 @@
  * PUT /dags/{fileName}/spec. The server saves a valid text only; its problems are shown and the text under
  * edit is kept as it is. Leaving with unsaved changes asks first. Read-only below the manager role.
  */
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { useDagSpec, useSaveSpec } from '../api/queries';
 import { useCan } from '../auth/session';
 import { LazySpecEditor } from '../components/lazy-spec-editor';
@@ -37,8 +37,10 @@ function SpecForm({ fileName, text, canWrite }: { fileName: string; text: string
     setDraft(t);
     keepDraft(key, t, saved);
   };
+  const form = useRef<HTMLFormElement>(null);
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    if (!dirty || save.isPending) return;
     const sent = draft;
     save.mutate(sent, {
       onSuccess: (r) => {
@@ -52,7 +54,7 @@ function SpecForm({ fileName, text, canWrite }: { fileName: string; text: string
     });
   };
   return (
-    <form className="spec-form" onSubmit={submit} aria-label="DAG spec">
+    <form ref={form} className="spec-form" onSubmit={submit} aria-label="DAG spec">
       <div className="spec-toolbar">
         <span className="muted small" role="status" data-dirty={dirty}>
           {!canWrite ? 'Read-only' : dirty ? (initial !== text && draft === initial ? 'Unsaved changes (kept from before)' : 'Unsaved changes') : save.isSuccess && !refused ? 'Saved' : 'No changes'}
@@ -66,7 +68,7 @@ function SpecForm({ fileName, text, canWrite }: { fileName: string; text: string
         </div>
       ) : null}
       {save.isError ? <ErrorBox error={save.error} /> : null}
-      <LazySpecEditor initial={initial} readOnly={!canWrite} name={fileName} label={`Spec of ${fileName} (YAML)`} onChange={change} />
+      <LazySpecEditor initial={initial} readOnly={!canWrite} name={fileName} label={`Spec of ${fileName} (YAML)`} onChange={change} onSave={() => form.current?.requestSubmit()} />
       <LeaveGuard when={canWrite && dirty} what="The spec" onLeave={() => forgetDraft(key)} />
     </form>
   );

@@ -3,7 +3,7 @@
  * the DAGs that exist, then its YAML in the spec editor, checked as that name. Create sends POST /dags; the
  * server checks both again and its problems are shown with the text kept. Manager and up.
  */
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ApiError } from '../api/client';
 import { useCreateDag, useDags } from '../api/queries';
@@ -39,10 +39,11 @@ export function NewDagPage() {
   const taken = useMemo(() => new Set((dags.data?.dags ?? []).map((d) => d.fileName)), [dags.data]);
   const problem = fileNameProblem(name, taken);
   const refused = create.isError ? refusedProblems(create.error) : [];
+  const form = useRef<HTMLFormElement>(null);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setTouched(true);
-    if (problem) return;
+    if (problem || create.isPending) return;
     create.mutate({ name, spec }, {
       onSuccess: (r) => {
         setDone(true);
@@ -53,7 +54,7 @@ export function NewDagPage() {
   if (!canCreate) return <><h1>New DAG</h1><p>Your role cannot create DAGs. <Link to="/dags">Back to the DAGs.</Link></p></>;
   const showProblem = problem !== undefined && (touched || name !== '');
   return (
-    <form className="spec-form" onSubmit={submit} aria-label="New DAG" noValidate>
+    <form ref={form} className="spec-form" onSubmit={submit} aria-label="New DAG" noValidate>
       <header className="page-header">
         <div>
           <p className="crumbs"><Link to="/dags">DAGs</Link> /</p>
@@ -85,7 +86,7 @@ export function NewDagPage() {
           <ul>{refused.map((m) => <li key={m}>{m}</li>)}</ul>
         </div>
       ) : create.isError ? <ErrorBox error={create.error} /> : null}
-      <LazySpecEditor initial={NEW_DAG_SPEC} readOnly={false} name={problem ? 'new-dag' : name} label="Spec of the new DAG (YAML)" onChange={(t) => { setSpec(t); if (create.isError) create.reset(); }} />
+      <LazySpecEditor initial={NEW_DAG_SPEC} readOnly={false} name={problem ? 'new-dag' : name} label="Spec of the new DAG (YAML)" onChange={(t) => { setSpec(t); if (create.isError) create.reset(); }} onSave={() => form.current?.requestSubmit()} />
       <div className="actions form-actions">
         <Link to="/dags">Cancel</Link>
         <button type="submit" className="primary" disabled={create.isPending}>{create.isPending ? 'Creating…' : 'Create'}</button>

@@ -1,0 +1,70 @@
+/**
+ * What the DAG schema says of a field: its description (the schema's own words, SPEC 2.2-2.6), found
+ * for the key under the pointer by its path in the parsed document. The editor shows it on hover.
+ */
+import { isMap, isScalar, isSeq, type Document, type Node } from 'yaml';
+import schemaJson from './dag-schema.generated.json';
+import type { PathSegment } from './yaml-paths';
+
+type Schema = Record<string, unknown>;
+
+const root = schemaJson as Schema;
+const definitions = (root.definitions ?? {}) as Record<string, Schema>;
+
+/** The schema and its alternatives, with references followed (anyOf, oneOf and allOf flattened). */
+function expand(s: Schema, depth = 0): Schema[] {
+  if (depth > 8) return [];
+  const ref = typeof s.$ref === 'string' ? definitions[s.$ref.replace('#/definitions/', '')] : undefined;
+  const self = ref ? [s, ...expand(ref, depth + 1)] : [s];
+  const alts = ['anyOf', 'oneOf', 'allOf'].flatMap((k) => (Array.isArray(s[k]) ? (s[k] as Schema[]) : []));
+  return [...self, ...alts.flatMap((a) => expand(a, depth + 1))];
+}
+
+function childSchemas(s: Schema, seg: PathSegment): Schema[] {
+  if (typeof seg === 'number') {
+    const items = s.items;
+    return items && typeof items === 'object' && !Array.isArray(items) ? [items as Schema] : [];
+  }
+  const props = (s.properties ?? {}) as Record<string, Schema>;
+  if (props[seg]) return [props[seg]];
+  const extra = s.additionalProperties;
+  return extra && typeof extra === 'object' ? [extra as Schema] : [];
+}
+
+/** The schemas a path can mean (several where alternatives allow it). */
+export function schemasAt(path: readonly PathSegment[]): Schema[] {
+  let at: Schema[] = [root];
+  for (const seg of path) at = at.flatMap((s) => expand(s)).flatMap((s) => childSchemas(s, seg));
+  return at;
+}
+
+/** The description of the field at `path`, if the schema has one. */
+export function describeField(path: readonly PathSegment[]): string | undefined {
+  for (const s of schemasAt(path).flatMap((x) => expand(x))) {
+    if (typeof s.description === 'string' && s.description) return s.description;
+  }
+  return undefined;
+}
+
+const contains = (n: Node | null | undefined, pos: number) => Boolean(n?.range && n.range[0] <= pos && pos <= n.range[1]);
+
+/** The path of the map key under `pos` (and its text span), or undefined when `pos` is on no key. */
+export function keyAt(doc: Document, pos: number): { path: PathSegment[]; from: number; to: number } | undefined {
+  const walk = (node: unknown, path: PathSegment[]): { path: PathSegment[]; from: number; to: number } | undefined => {
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        const key = pair.key as Node | null;
+        const name = isScalar(key) ? String(key.value) : undefined;
+        if (name === undefined) continue;
+        if (key?.range && contains(key, pos)) return { path: [...path, name], from: key.range[0], to: key.range[1] };
+        if (contains(pair.value as Node | null, pos)) return walk(pair.value, [...path, name]);
+      }
+    } else if (isSeq(node)) {
+      for (const [i, item] of node.items.entries()) {
+        if (contains(item as Node | null, pos)) return walk(item, [...path, i]);
+      }
+    }
+    return undefined;
+  };
+  return walk(doc.contents, []);
+}
