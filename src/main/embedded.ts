@@ -43,7 +43,7 @@ export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<Engi
   const logs = new FsLogStore((k) => store.runDir(k));
   const shell = new ProcessExecutor({ layout: (req) => logs.execFiles(req.identity, req.merged), ...(forkServer ? { forkServer } : {}) });
   const clock = { now: () => Date.now() };
-  const containers = embeddedContainers(config, logs, log);
+  const containers = embeddedContainers(config, { logs, store, log });
   return {
     store, logs, launchers: { ...inProcessLaunchers(logs), shell, hitl: hitlLauncher, container: containers.launcher },
     controls: new LocalRunControls({ dataDir: config.dataDir }), events: new LocalRunEvents({ dataDir: config.dataDir }),

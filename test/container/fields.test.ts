@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describePodman, IMAGE_CMD_OUTPUT, startPodman, TEST_IMAGE, type Podman } from '../helpers/podman.js';
 import { runSteps } from '../helpers/steps.js';
+import { eventually } from '../helpers/wait.js';
 
 describePodman('container fields (embedded, Podman)', () => {
   let pm: Podman;
@@ -52,6 +53,7 @@ steps:
     expect(readFileSync(join(dir, 'out', 'result.txt'), 'utf8')).toBe('written\n');
     expect(r.node('readonly').exitCode).not.toBe(0);
     expect(await r.log('readonly', 'stderr')).toMatch(/Read-only file system/);
+    await eventually(async () => (await pm.svcContainers()).every((c) => c.Labels['svc.io/dag-run'] !== r.run.spec.dagRunId), 'the run container removed', 30_000);
     pm.cli(['volume', 'rm', '--force', 'svc-test-volume']);
   }, 90_000);
 

@@ -32,7 +32,7 @@ function fixture() {
     waitFor: 'running', restartPolicy: 'no', keepContainer: false, shell: [],
   };
   const launcher = new DockerLauncher({
-    engine: new ContainerEngine({ DOCKER_HOST: pm!.dockerHost }), systemEnv: {},
+    engine: new ContainerEngine({ DOCKER_HOST: pm!.dockerHost }), systemEnv: {}, owner: 'svc-tests',
     layout: (req) => ({ stdout: join(dir, `${req.identity.node}.out`), stderr: join(dir, `${req.identity.node}.err`), recordFile: join(dir, 'exec', 'records'), recordKey: `${req.identity.node}.0` }),
   });
   let n = 0;

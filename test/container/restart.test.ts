@@ -21,17 +21,18 @@ describePodman('container steps across an engine restart (Podman)', () => {
     await pm?.stop();
   });
 
+  let worlds = 0;
   function world() {
     const dir = mkdtempSync(join(tmpdir(), 'svc-restart-'));
     const block: ContainerConfig = {
       image: TEST_IMAGE, pullPolicy: 'never', env: [], volumes: [`${dir}:/count`], ports: [], startup: 'keepalive', command: [],
       waitFor: 'running', restartPolicy: 'no', keepContainer: false, shell: [],
     };
-    const launcher = () => new DockerLauncher({
-      engine: new ContainerEngine({ DOCKER_HOST: pm.dockerHost }), systemEnv: {},
+    const launcher = (o: { owner?: string; attemptOver?: (id: { dagRunId: string }) => Promise<boolean>; onSweep?: (removed: string[]) => void } = {}) => new DockerLauncher({
+      engine: new ContainerEngine({ DOCKER_HOST: pm.dockerHost }), systemEnv: {}, owner: 'svc-tests', ...o,
       layout: (req) => ({ stdout: join(dir, `${req.identity.node}.out`), stderr: join(dir, `${req.identity.node}.err`), recordFile: join(dir, 'exec', 'records'), recordKey: `${req.identity.node}.0` }),
     });
-    const runId = `r${Date.now()}`;
+    const runId = `r${Date.now()}-${worlds++}`;
     const request = (node: string, commands: string[], own?: Partial<ContainerConfig>): ExecRequest => ({
       exec: { node, attempt: 0 }, step: { type: 'container', ...(own ? { container: { ...block, ...own } } : {}) } as ExecRequest['step'], commands, config: {},
       shell: [], shellExplicit: false, env: {}, workingDir: dir, secrets: [], maxOutputSize: 1 << 20, timeoutMs: 0, capture: false, copies: {}, merged: false,
@@ -39,7 +40,7 @@ describePodman('container steps across an engine restart (Podman)', () => {
     });
     const count = (name: string): number => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean).length : 0);
     const out = (node: string): string => readFileSync(join(dir, `${node}.out`), 'utf8');
-    return { launcher, request, count, out };
+    return { launcher, request, count, out, runId };
   }
 
   test('an exec still running is adopted and waited for; the next commands of its step run once', async () => {
@@ -76,5 +77,26 @@ describePodman('container steps across an engine restart (Podman)', () => {
     await first.result;
     expect(w.count('task')).toBe(1);
     await eventually(async () => (await pm.svcContainers()).every((c) => c.Labels['svc.io/dag-run'] !== req.identity.dagRunId), 'the step container removed', 30_000);
+  }, 60_000);
+
+  test('the first step a restarted svc runs sweeps away the containers of its runs that are over, and only those', async () => {
+    const done = world();
+    const other = world();
+    const kept = world();
+    await (await done.launcher().ensure(done.request('a', ['true']), { fresh: true }))!.result;
+    await (await other.launcher({ owner: 'another-svc' }).ensure(other.request('a', ['true']), { fresh: true }))!.result;
+    await (await kept.launcher().ensure(kept.request('a', ['true'], { keepContainer: true }), { fresh: true }))!.result;
+    const ofRun = async (runId: string) => (await pm.svcContainers()).filter((c) => c.Labels['svc.io/dag-run'] === runId);
+    expect((await ofRun(done.runId)).length).toBe(1);
+    let swept: string[] | undefined;
+    const now = world();
+    const restarted = now.launcher({ attemptOver: async (id) => id.dagRunId !== now.runId, onSweep: (r) => { swept = r; } });
+    await (await restarted.ensure(now.request('b', ['true']), { fresh: true }))!.result;
+    await eventually(async () => swept !== undefined, 'the sweep', 30_000);
+    expect(await ofRun(done.runId)).toEqual([]);
+    expect((await ofRun(other.runId)).length).toBe(1);
+    expect((await ofRun(now.runId)).length).toBe(1);
+    expect((await ofRun(kept.runId)).length).toBe(1);
+    for (const runId of [other.runId, kept.runId]) await pm.docker.getContainer((await ofRun(runId))[0]!.Id).remove({ force: true });
   }, 60_000);
 });

@@ -25,15 +25,15 @@ describe('container create request', () => {
     ['entrypoint', {}],
     ['command', { Cmd: ['serve', '--port', '80'] }],
   ] as const)('startup %s', (startup, want) => {
-    const body = createBody({ name: 'n', config: block({ startup, command: ['serve', '--port', '80'] }), identity, role: 'run', hostDir: '/wd', mode: startup });
+    const body = createBody({ name: 'n', config: block({ startup, command: ['serve', '--port', '80'] }), identity, role: 'run', owner: 'o1', hostDir: '/wd', mode: startup });
     expect({ Entrypoint: body.Entrypoint, Cmd: body.Cmd }).toEqual({ Entrypoint: undefined, Cmd: undefined, ...want });
   });
 
   test('labels name the execution; a task never restarts', () => {
-    const body = createBody({ name: 'n', config: block({ restartPolicy: 'always', user: '1000', workingDir: '/w', env: ['A=1'] }), identity, role: 'step', hostDir: '/wd', mode: 'task' });
+    const body = createBody({ name: 'n', config: block({ restartPolicy: 'always', user: '1000', workingDir: '/w', env: ['A=1'] }), identity, role: 'step', owner: 'o1', hostDir: '/wd', mode: 'task' });
     expect(body).toMatchObject({
       Image: 'img', Env: ['A=1'], User: '1000', WorkingDir: '/w', HostConfig: { RestartPolicy: { Name: 'no' } },
-      Labels: { 'svc.io/managed-by': 'svc-embedded', 'svc.io/container-role': 'step', 'svc.io/dag': 'd', 'svc.io/dag-run': 'r', 'svc.io/identity': JSON.stringify(identity) },
+      Labels: { 'svc.io/managed-by': 'svc-embedded', 'svc.io/container-role': 'step', 'svc.io/owner': 'o1', 'svc.io/dag': 'd', 'svc.io/dag-run': 'r', 'svc.io/identity': JSON.stringify(identity) },
     });
   });
 });

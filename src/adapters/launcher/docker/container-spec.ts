@@ -9,6 +9,7 @@ import { labelValue, SVC_LABELS, type ExecIdentity } from '../../../core/naming.
 
 export const LABELS = {
   managedBy: 'svc.io/managed-by', role: 'svc.io/container-role', attempt: 'svc.io/attempt', identity: 'svc.io/identity',
+  owner: 'svc.io/owner', keep: 'svc.io/keep',
 } as const;
 export const MANAGED_BY = 'svc-embedded';
 
@@ -30,6 +31,8 @@ export interface SpecInput {
   config: ContainerConfig;
   identity: ExecIdentity;
   role: 'run' | 'step';
+  /** Which svc made it (its data directory's id): another svc's containers are never swept away by this one. */
+  owner: string;
   /** The DAG's workingDir on this machine: relative host paths of volumes resolve against it. */
   hostDir: string;
   mode: StartMode;
@@ -61,10 +64,11 @@ function startCommand(mode: StartMode, c: ContainerConfig): Record<string, unkno
   return {};
 }
 
-export function labels(s: Pick<SpecInput, 'identity' | 'role'>): Record<string, string> {
+export function labels(s: Pick<SpecInput, 'identity' | 'role' | 'owner' | 'config'>): Record<string, string> {
   const e = s.identity;
   return {
-    [LABELS.managedBy]: MANAGED_BY, [LABELS.role]: s.role,
+    [LABELS.managedBy]: MANAGED_BY, [LABELS.role]: s.role, [LABELS.owner]: s.owner,
+    ...(s.config.keepContainer ? { [LABELS.keep]: 'true' } : {}),
     [SVC_LABELS.dag]: labelValue(e.dagName), [SVC_LABELS.dagRun]: labelValue(e.dagRunId), [LABELS.attempt]: labelValue(e.attemptId),
     [LABELS.identity]: JSON.stringify(e),
   };

@@ -22,6 +22,7 @@ import { ContainerRecords } from './records.js';
 import { singleFileTar } from './tar.js';
 import { followTask } from './task.js';
 import { adoptExecution } from './adopt.js';
+import { sweepContainers, type AttemptOver } from './sweep.js';
 
 /** Where an execution's logs and records are on this machine (the local log store's layout). */
 export type DockerLayout = (req: ExecRequest) => { stdout: string; stderr: string; recordFile: string; recordKey: string };
@@ -33,6 +34,12 @@ export interface DockerLauncherOptions {
   systemEnv: Record<string, string | undefined>;
   /** The readiness limit of waitFor / logPattern (default 120 s). */
   readyLimitMs?: number;
+  /** Which svc this is (an id of its data directory): labels its containers. */
+  owner: string;
+  /** Whether a run attempt is over: its containers left behind by a crash are then removed (sweep.ts). */
+  attemptOver?: AttemptOver;
+  /** What the sweep removed, or why it failed. */
+  onSweep?(removed: string[], error?: Error): void;
 }
 
 /** Where the commands of an execution run, and how. */
@@ -51,7 +58,17 @@ export class DockerLauncher implements Launcher {
   /** Executions running in this process, by record key: a second ensure gets the same handle. */
   private readonly live = new Map<string, RunningExec>();
 
+  private swept = false;
+
   constructor(private readonly opts: DockerLauncherOptions) {}
+
+  /** Once per launcher, when a step first needs the engine: what a crashed svc left behind goes. */
+  private sweepOnce(docker: Docker): void {
+    const over = this.opts.attemptOver;
+    if (this.swept || !over) return;
+    this.swept = true;
+    sweepContainers(docker, this.opts.owner, over).then((removed) => this.opts.onSweep?.(removed), (e: Error) => this.opts.onSweep?.([], e));
+  }
 
   begun(req: ExecRequest): boolean {
     return this.records(req).begun();
@@ -117,11 +134,12 @@ export class DockerLauncher implements Launcher {
 
   private async runIn(req: ExecRequest, target: Target, outputs: ExecOutputs, live: Live): Promise<number> {
     const docker = await this.opts.engine.get();
+    this.sweepOnce(docker);
     const records = this.records(req);
     const ctx = this.ensureContext(req, docker, outputs);
     if (target.kind !== 'exec' && startMode(target, hasStepCommands(req)) === 'task') {
       records.started(target.name, 0);
-      const container = await ensureStarted(ctx, { name: target.name, config: target.config, identity: target.identity, role: 'step', hostDir: req.workingDir, mode: 'task' });
+      const container = await ensureStarted(ctx, { name: target.name, config: target.config, identity: target.identity, role: 'step', owner: this.opts.owner, hostDir: req.workingDir, mode: 'task' });
       const task = followTask(container, outputs, (t) => outputs.note(t));
       live.running(task.signal);
       const code = await task.done;
@@ -142,7 +160,7 @@ export class DockerLauncher implements Launcher {
   private async place(req: ExecRequest, t: Target, ctx: EnsureContext): Promise<Place> {
     const exec = { user: t.config.user, workingDir: execWorkingDir(req, t.config) };
     if (t.kind === 'exec') return { container: await execModeContainer(ctx.docker, t.name), name: t.name, ...exec, blockEnv: t.config.env };
-    const spec = { name: t.name, config: t.config, identity: t.identity, hostDir: req.workingDir, mode: t.config.startup };
+    const spec = { name: t.name, config: t.config, identity: t.identity, owner: this.opts.owner, hostDir: req.workingDir, mode: t.config.startup };
     if (t.kind === 'step') return { container: await ensureStarted(ctx, { ...spec, role: 'step' }), name: t.name, ...exec, blockEnv: [] };
     let started = this.runContainers.get(t.name);
     if (!started) {
