@@ -251,9 +251,10 @@ export function useDagSpec(fileName: string) {
   return useQuery({
     queryKey: keys.spec(fileName),
     queryFn: ({ signal }) => must(api.GET('/dags/{fileName}/spec', { params: { path: { fileName } }, signal })),
-    // The text under edit is the editor's: a refetch must not look like a change made elsewhere.
+    // Read once per visit of the tab (dropped when it closes): the text under edit is the editor's then.
     refetchOnWindowFocus: false,
     staleTime: Infinity,
+    gcTime: 0,
   });
 }
 
