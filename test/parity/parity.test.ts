@@ -1,0 +1,66 @@
+/**
+ * Issue 19: every case of test/parity/cases/*.yaml run on the reference binary and on svc, compared.
+ * A case marked `differs` is a deliberate difference (its ADR says why); one marked `pending` is a
+ * divergence not fixed yet, and its test asserts that it still differs (fixing it fails the test until
+ * the mark goes). The counts are printed at the end.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { ASPECTS, findDagu, runDagu, runSvc, view, type Outcome, type ParityCase } from './harness.js';
+
+const DIR = join(import.meta.dirname, 'cases');
+const cases: ParityCase[] = readdirSync(DIR).filter((f) => f.endsWith('.yaml')).sort()
+  .flatMap((f) => (parse(readFileSync(join(DIR, f), 'utf8')) as ParityCase[]).map((c) => ({ ...c, name: `${f.replace(/\.yaml$/, '')}: ${c.name}` })));
+
+const dagu = findDagu();
+if (!dagu && process.env.CI === 'true') throw new Error('the reference binary (npm @dagu-org/dagu-linux-x64) is required under CI=true');
+if (!dagu) console.warn('!!! SKIPPING the parity corpus: no reference binary (npm ci installs @dagu-org/dagu-linux-x64, or set DAGU_BIN)');
+
+const results = new Map<string, { dagu: Outcome; svc: Outcome } | Error>();
+const tally = { same: 0, differs: 0, pending: 0, failed: 0 };
+
+/** Both systems, a few cases at a time. */
+async function runAll(bin: string): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: 3 }, async () => {
+    while (next < cases.length) {
+      const c = cases[next++]!;
+      try {
+        const [d, s] = await Promise.all([runDagu(c, bin), runSvc(c)]);
+        results.set(c.name, { dagu: d, svc: s });
+      } catch (e) {
+        results.set(c.name, e instanceof Error ? e : new Error(String(e)));
+      }
+    }
+  }));
+}
+
+(dagu ? describe : describe.skip)('parity with the reference implementation', () => {
+  beforeAll(() => runAll(dagu!), 600_000);
+  afterAll(() => {
+    console.log(`parity corpus: ${cases.length} cases; ${tally.same} the same, ${tally.differs} deliberate differences, ${tally.pending} pending divergences, ${tally.failed} failed`);
+  });
+
+  test.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    const r = results.get(c.name);
+    if (r instanceof Error) { tally.failed++; throw r; }
+    const aspects = c.compare ?? ASPECTS;
+    const [d, s] = [view(r!.dagu, aspects), view(r!.svc, aspects)];
+    if (c.pending) {
+      tally.pending++;
+      expect(s).not.toEqual(d);
+      return;
+    }
+    try {
+      expect(s).toEqual(d);
+      if (c.svc) expect(r!.svc).toMatchObject(c.svc);
+    } catch (e) {
+      tally.failed++;
+      if (process.env.PARITY_DEBUG) console.log(`${c.name}\n  dagu ${JSON.stringify(d)}\n  svc  ${JSON.stringify(s)}`);
+      throw e;
+    }
+    if (c.differs) tally.differs++;
+    else tally.same++;
+  });
+});
