@@ -45,7 +45,7 @@ export function embeddedContainers(config: Pick<Config, 'systemEnv' | 'dataDir'>
     if (ended.size > 10_000) ended.clear();
     ended.add(key);
     const id = { dagName: run.spec.dagName, dagRunId: run.spec.dagRunId, attemptId: run.status.attemptId };
-    void launcher.endRun(id, box).catch((e: Error) => log.warn('Failed to remove a run\'s container', { dag: id.dagName, dagRunId: id.dagRunId, error: e.message }));
+    void launcher.endRun(id).catch((e: Error) => log.warn('Failed to remove a run\'s container', { dag: id.dagName, dagRunId: id.dagRunId, error: e.message }));
   };
   return {
     launcher,

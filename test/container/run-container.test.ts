@@ -31,4 +31,11 @@ describePodman('DAG-level container (embedded, Podman)', () => {
     expect(r.node('bad')).toMatchObject({ status: 2, exitCode: 7 });
     expect(await r.log('bad')).toBe('before\n');
   }, 60_000);
+
+  test('the block\'s image, name and volumes read the run\'s params and env; the container still goes at the end', async () => {
+    const r = await run(`params:\n  - IMG: ${TEST_IMAGE}\nenv:\n  - SUFFIX: from-env\ncontainer:\n  image: \${IMG}\n  name: svc-param-\${SUFFIX}-\${DAG_RUN_ID}\n  env:\n    - WHERE=\${SUFFIX}\nsteps:\n  - name: a\n    command: echo $WHERE\n`);
+    expect(r.status).toBe('succeeded');
+    expect(await r.log('a')).toBe('from-env\n');
+    await eventually(async () => (await pm.svcContainers()).every((c) => c.Labels['svc.io/dag-run'] !== r.run.spec.dagRunId), 'the run container removed');
+  }, 60_000);
 });

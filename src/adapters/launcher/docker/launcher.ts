@@ -8,7 +8,7 @@
  */
 import type Docker from 'dockerode';
 import type { ExecRequest, Launcher, RunningExec } from '../../../core/ports/executor.js';
-import { execName } from '../../../core/naming.js';
+import { execName, labelValue, SVC_LABELS } from '../../../core/naming.js';
 import type { ExecResult } from '../../../core/run/state.js';
 import type { RegistryAuths } from './auth.js';
 import { containerArgvs, execEnv, execWorkingDir, hasStepCommands } from './commands.js';
@@ -17,11 +17,13 @@ import type { ContainerEngine } from './engine.js';
 import { runExec } from './exec.js';
 import { Live, toResult } from './live.js';
 import { ExecOutputs, type OutputFiles } from './outputs.js';
-import { containerName, execModeContainer, runIdentity, startMode, targetOf, type Target } from './placement.js';
+import { execModeContainer, runIdentity, startMode, targetOf, type Target } from './placement.js';
+import { LABELS } from './container-spec.js';
 import { ContainerRecords } from './records.js';
 import { singleFileTar } from './tar.js';
 import { followTask } from './task.js';
 import { adoptExecution } from './adopt.js';
+import { whyExecFailed } from './readiness.js';
 import { sweepContainers, type AttemptOver } from './sweep.js';
 
 /** Where an execution's logs and records are on this machine (the local log store's layout). */
@@ -53,7 +55,7 @@ interface Place {
 
 export class DockerLauncher implements Launcher {
   readonly recordsStarts = true;
-  /** Run containers being started or running, by name: the steps of a run share one start. */
+  /** Run containers being started or running, by identity: the steps of a run share one start. */
   private readonly runContainers = new Map<string, Promise<Docker.Container>>();
   /** Executions running in this process, by record key: a second ensure gets the same handle. */
   private readonly live = new Map<string, RunningExec>();
@@ -87,13 +89,20 @@ export class DockerLauncher implements Launcher {
     return handle;
   }
 
-  /** A finished run's container goes, unless its DAG keeps it (`keepContainer`). */
-  async endRun(run: { dagName: string; dagRunId: string; attemptId: string }, config: { name?: string | undefined; keepContainer: boolean }): Promise<void> {
+  /**
+   * A finished run attempt's container goes, unless its DAG keeps it (`keepContainer`). Found by its
+   * labels, not by its name: the block's `name` may read variables the run had.
+   */
+  async endRun(run: { dagName: string; dagRunId: string; attemptId: string }): Promise<void> {
     const identity = runIdentity(run);
-    const name = containerName({ name: config.name } as Target['config'], identity);
-    this.runContainers.delete(name);
-    if (config.keepContainer) return;
-    await removeContainer(await this.opts.engine.get(), name, identity);
+    const id = JSON.stringify(identity);
+    this.runContainers.delete(id);
+    const docker = await this.opts.engine.get();
+    const list = await docker.listContainers({ all: true, filters: { label: [`${LABELS.owner}=${this.opts.owner}`, `${LABELS.role}=run`, `${SVC_LABELS.dagRun}=${labelValue(run.dagRunId)}`] } });
+    for (const c of list) {
+      if (c.Labels[LABELS.identity] !== id || c.Labels[LABELS.keep] === 'true') continue;
+      await removeContainer(docker, c.Id, identity);
+    }
   }
 
   private key(req: ExecRequest): string {
@@ -162,11 +171,12 @@ export class DockerLauncher implements Launcher {
     if (t.kind === 'exec') return { container: await execModeContainer(ctx.docker, t.name), name: t.name, ...exec, blockEnv: t.config.env };
     const spec = { name: t.name, config: t.config, identity: t.identity, owner: this.opts.owner, hostDir: req.workingDir, mode: t.config.startup };
     if (t.kind === 'step') return { container: await ensureStarted(ctx, { ...spec, role: 'step' }), name: t.name, ...exec, blockEnv: [] };
-    let started = this.runContainers.get(t.name);
+    const id = JSON.stringify(t.identity);
+    let started = this.runContainers.get(id);
     if (!started) {
       started = ensureStarted(ctx, { ...spec, role: 'run' });
-      this.runContainers.set(t.name, started);
-      started.catch(() => this.runContainers.delete(t.name));
+      this.runContainers.set(id, started);
+      started.catch(() => this.runContainers.delete(id));
     }
     return { container: await started, name: t.name, ...exec, blockEnv: [] };
   }
@@ -185,7 +195,7 @@ export class DockerLauncher implements Launcher {
         created: (id) => records.execCreated(id), warn: (t) => outputs.note(t),
       });
       live.running(cmd.signal);
-      code = await cmd.done;
+      code = await cmd.done.catch(async (e: unknown) => { throw await whyExecFailed(place.container, e); });
       live.idle();
       records.ended(code);
       if (code !== 0) break;

@@ -8,6 +8,7 @@ import type Docker from 'dockerode';
 import type { ExecRequest } from '../../../core/ports/executor.js';
 import type { ContainerConfig } from '../../../core/spec/types.js';
 import { execName, type ExecIdentity } from '../../../core/naming.js';
+import { expandVars } from '../../../core/vars/expand.js';
 import type { StartMode } from './container-spec.js';
 
 export type Target =
@@ -24,8 +25,8 @@ export const runIdentity = (e: Pick<ExecIdentity, 'dagName' | 'dagRunId' | 'atte
 export const containerName = (c: ContainerConfig, e: ExecIdentity): string => c.name ?? `svc-${execName(e)}`;
 
 export function targetOf(req: ExecRequest): Target {
-  const own = req.step.container;
-  const config = own ?? req.container;
+  const own = req.step.container && expandBlock(req.step.container, req.env);
+  const config = own ?? (req.container && expandBlock(req.container, req.env));
   if (!config) throw new Error('a container step without a container block (the step\'s or the DAG\'s)');
   if (config.exec !== undefined) return { kind: 'exec', name: config.exec, config };
   if (own) return { kind: 'step', name: containerName(own, req.identity), config: own, identity: req.identity };
@@ -51,3 +52,19 @@ export async function execModeContainer(docker: Docker, name: string): Promise<D
   if (!info.State.Running) throw new Error(`container ${name} is not running (${info.State.Status}): exec mode runs steps in a running container`);
   return docker.getContainer(info.Id);
 }
+
+/**
+ * `${VAR}` in the block's names and paths (image, name, exec, env, volumes, workingDir, platform, user,
+ * ports, network) reads the step's variables (params, env, secrets). Its `command`, `shell` and
+ * `logPattern` are left as written: they are the container's own text, for its own shell.
+ */
+export function expandBlock(c: ContainerConfig, env: Record<string, string>): ContainerConfig {
+  const x = (s: string): string => expandVars(s, (n) => env[n]);
+  const opt = (s: string | undefined): string | undefined => (s === undefined ? undefined : x(s));
+  return {
+    ...c, env: c.env.map(x), volumes: c.volumes.map(x), ports: c.ports.map(x),
+    ...defined({ image: opt(c.image), name: opt(c.name), exec: opt(c.exec), workingDir: opt(c.workingDir), platform: opt(c.platform), user: opt(c.user), network: opt(c.network) }),
+  };
+}
+
+const defined = <T extends Record<string, string | undefined>>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;

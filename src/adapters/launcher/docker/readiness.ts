@@ -42,6 +42,13 @@ export async function waitReady(container: Docker.Container, r: Readiness): Prom
   }
 }
 
+/** When the engine refused an exec: the container's end, said plainly, if it has ended; else the engine's error. */
+export async function whyExecFailed(container: Docker.Container, e: unknown): Promise<Error> {
+  const info = await container.inspect().catch(() => undefined);
+  if (!info || info.State.Running) return e instanceof Error ? e : new Error(String(e));
+  return new Error(`container ${name(info)} exited with code ${info.State.ExitCode} before the step could run in it${await tail(container)}`);
+}
+
 function compile(p: string): RegExp {
   try {
     return new RegExp(p, 'm');
