@@ -7,7 +7,7 @@
  * and fail under CI=true.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, copyFileSync, chmodSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
@@ -42,11 +42,18 @@ export function describePodman(name: string, fn: () => void): void {
 const CACHE = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'svc-test-podman');
 const RUNROOT = join(tmpdir(), 'svc-test-podman-run');
 
+/** Whole files only: test files in other workers start their services from the same configs at the same time. */
+function writeAtomic(path: string, text: string): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, path);
+}
+
 function writeConfigs(): { env: NodeJS.ProcessEnv } {
   mkdirSync(CACHE, { recursive: true });
   mkdirSync(RUNROOT, { recursive: true });
   const conf = join(CACHE, 'containers.conf');
-  writeFileSync(conf, [
+  writeAtomic(conf, [
     '[containers]',
     'default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]',
     'log_driver = "k8s-file"',
@@ -58,7 +65,7 @@ function writeConfigs(): { env: NodeJS.ProcessEnv } {
     '',
   ].join('\n'));
   const storage = join(CACHE, 'storage.conf');
-  writeFileSync(storage, ['[storage]', 'driver = "vfs"', `runroot = "${RUNROOT}"`, `graphroot = "${join(CACHE, 'root')}"`, ''].join('\n'));
+  writeAtomic(storage, ['[storage]', 'driver = "vfs"', `runroot = "${RUNROOT}"`, `graphroot = "${join(CACHE, 'root')}"`, ''].join('\n'));
   return { env: { ...process.env, CONTAINERS_CONF: conf, CONTAINERS_STORAGE_CONF: storage } };
 }
 
