@@ -39,20 +39,24 @@ export function applyNodeResult(ctx: Ctx, node: NodeState, step: StepDefinition,
   }
   if (r.signal && (ctx.s.stopRequestedAt || ctx.s.timedOut)) return finish(ctx, node, NodeStatus.Aborted);
   const failed = failedResult(r);
-  node.doneCount += 1;
+  // doneCount counts executions that were not retried (as the reference counts them): a retry is the
+  // same execution tried again; a repeat is a new one (repeatPolicy.limit bounds doneCount).
+  const done = node.doneCount + 1;
   const rp = step.repeatPolicy;
   const stopping = !!ctx.s.stopRequestedAt || !!ctx.s.timedOut;
-  if (!stopping && (!failed || (rp && rp.exitCode.length > 0)) && shouldRepeat(rp, r.exitCode, r.conditionMatched, node.doneCount)) {
+  if (!stopping && (!failed || (rp && rp.exitCode.length > 0)) && shouldRepeat(rp, r.exitCode, r.conditionMatched, done)) {
+    node.doneCount = done;
     node.error = '';
-    node.nextAt = later(ctx, repeatDelaySec(rp!, node.doneCount - 1));
+    node.nextAt = later(ctx, repeatDelaySec(rp!, done - 1));
     return;
   }
-  if (!failed) return finish(ctx, node, r.partial ? NodeStatus.PartiallySucceeded : NodeStatus.Succeeded);
-  if (!stopping && !r.timedOut && shouldRetry(step.retryPolicy, r.exitCode, node.retryCount)) {
+  if (failed && !stopping && !r.timedOut && shouldRetry(step.retryPolicy, r.exitCode, node.retryCount)) {
     node.nextAt = later(ctx, retryDelaySec(step.retryPolicy!, node.retryCount));
     node.retryCount += 1;
     return;
   }
+  node.doneCount = done;
+  if (!failed) return finish(ctx, node, r.partial ? NodeStatus.PartiallySucceeded : NodeStatus.Succeeded);
   finishFailed(ctx, node, step, r.exitCode, !!r.outputMatched);
 }
 
