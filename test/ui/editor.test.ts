@@ -35,8 +35,8 @@ describeWith('chromium', chromiumMissing, 'the DAG spec editor in a browser', ()
     await t.stop();
   });
 
-  async function page(): Promise<Page> {
-    const p = await (await context(browser)).newPage();
+  async function page(colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
+    const p = await (await context(browser, colorScheme)).newPage();
     p.on('pageerror', (e) => { throw e; });
     return p;
   }
@@ -56,6 +56,17 @@ describeWith('chromium', chromiumMissing, 'the DAG spec editor in a browser', ()
     await p.locator('.cm-line', { hasText: 'depends: first' }).getByText('depends').hover();
     await p.locator('.cm-tooltip-hover .field-doc', { hasText: 'depends: Names or ids of the steps this step waits for' }).waitFor();
     await p.mouse.move(0, 0);
+
+    // Field names come from the schema, those of the map the line is in, less the ones it has.
+    await p.locator('.cm-line', { hasText: 'command: echo two' }).click();
+    await p.keyboard.press('End');
+    await p.keyboard.insertText('\n    retr');
+    await p.keyboard.press('Control+Space');
+    const offered = p.locator('.cm-tooltip-autocomplete .cm-completionLabel');
+    await offered.filter({ hasText: 'retryPolicy' }).waitFor();
+    expect(await offered.allTextContents()).not.toContain('command');
+    await offered.filter({ hasText: 'retryPolicy' }).click();
+    expect(await editorText(p)).toBe(SPEC.replace('echo two\n', 'echo two\n    retryPolicy: \n'));
 
     // A field the schema does not know: found in the browser, marked at its line.
     await replaceText(p, SPEC.replace('    command: echo two', '    comand: echo two'));
@@ -87,12 +98,14 @@ describeWith('chromium', chromiumMissing, 'the DAG spec editor in a browser', ()
   });
 
   test('leaving with unsaved changes asks first; Stay keeps them, Leave drops them', async () => {
-    const p = await page();
+    const p = await page('dark');
     await p.goto(`${t.url}/dags/guarded?tab=spec`);
     await p.getByRole('textbox', { name: 'Spec of guarded (YAML)' }).waitFor();
-    const edited = SPEC.replace('echo one', 'echo uno');
+    const edited = SPEC.replace('echo one', 'echo uno').replace('    depends: first', '    depends: first\n    retryPolicy: { limit: -1 }');
     await replaceText(p, edited);
     await p.getByText('Unsaved changes').waitFor();
+    await problem(p, 'editor', 'steps[1] (second).retryPolicy.limit: must be at least 0', 8);
+    await p.screenshot({ path: shot('spec-editor-dark'), fullPage: true });
 
     await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'DAGs' }).click();
     const dialog = p.getByRole('dialog', { name: 'Leave without saving?' });

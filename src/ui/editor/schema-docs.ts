@@ -68,3 +68,31 @@ export function keyAt(doc: Document, pos: number): { path: PathSegment[]; from: 
   };
   return walk(doc.contents, []);
 }
+
+/** A field the schema allows at some place, for completion. */
+export interface FieldChoice {
+  name: string;
+  description: string | undefined;
+}
+
+/** The fields the schema allows in the map at `path` (its named properties, all alternatives merged). */
+export function fieldsAt(path: readonly PathSegment[]): FieldChoice[] {
+  const out = new Map<string, FieldChoice>();
+  for (const s of schemasAt(path).flatMap((x) => expand(x))) {
+    for (const [name, prop] of Object.entries((s.properties ?? {}) as Record<string, Schema>)) {
+      if (!out.has(name)) out.set(name, { name, description: expand(prop).map((p) => p.description).find((d): d is string => typeof d === 'string') });
+    }
+  }
+  return [...out.values()];
+}
+
+/** The keys a map in the document has already (they are not offered again). */
+export function keysOfMapAt(doc: Document, path: readonly PathSegment[]): Set<string> {
+  let node: unknown = doc.contents;
+  for (const seg of path) {
+    if (isMap(node)) node = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(seg))?.value;
+    else if (isSeq(node)) node = node.items[Number(seg)];
+    else return new Set();
+  }
+  return new Set(isMap(node) ? node.items.flatMap((p) => (isScalar(p.key) ? [String(p.key.value)] : [])) : []);
+}

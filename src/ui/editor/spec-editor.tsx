@@ -2,9 +2,10 @@
  * The DAG spec editor (CodeMirror 6, YAML), loaded in its own chunk with the first page that edits a DAG.
  * As the text changes it is checked (check.ts): syntax and the DAG schema here, then the server's
  * POST /dags/validate; problems are underlined at their line and listed under the editor, where each
- * one moves the cursor to it. Hovering a field's name shows the schema's description of it. Read-only
- * for a session that may not write DAGs.
+ * one moves the cursor to it. Hovering a field's name shows the schema's description of it, and field
+ * names are completed from the schema (complete.ts). Read-only for a session that may not write DAGs.
  */
+import { autocompletion, completionKeymap } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { yaml } from '@codemirror/lang-yaml';
 import { bracketMatching, HighlightStyle, indentOnInput, syntaxHighlighting } from '@codemirror/language';
@@ -17,6 +18,7 @@ import { useEffect, useRef, useState } from 'react';
 import { api, must } from '../api/client';
 import { parseAllDocuments, type Document } from 'yaml';
 import { checkLocally, lineOf, placeServerMessages, type Problem } from './check';
+import { completeField } from './complete';
 import { describeField, keyAt } from './schema-docs';
 
 export interface SpecEditorProps {
@@ -49,6 +51,8 @@ const theme = EditorView.theme({
   '&.cm-focused .cm-selectionBackground, .cm-selectionBackground': { backgroundColor: 'color-mix(in srgb, var(--accent) 30%, transparent)' },
   '.cm-tooltip': { backgroundColor: 'var(--surface)', color: 'var(--text)', border: '1px solid var(--border)' },
   '.cm-panels': { backgroundColor: 'var(--surface-2)', color: 'var(--text)' },
+  '.cm-tooltip-autocomplete ul li[aria-selected]': { backgroundColor: 'var(--accent)', color: 'var(--accent-text)' },
+  '.cm-tooltip.cm-completionInfo': { maxWidth: '26rem', padding: '0.35rem 0.55rem' },
 });
 
 /** The YAML document (`---` separated) that holds `pos`. */
@@ -130,7 +134,8 @@ export function SpecEditor({ initial, readOnly, name, label, onChange, onSave }:
         extensions: [
           lineNumbers(), highlightActiveLineGutter(), history(), drawSelection(), indentOnInput(), bracketMatching(),
           highlightActiveLine(), highlightSelectionMatches(), yaml(), syntaxHighlighting(highlight), theme,
-          keymap.of([{ key: 'Mod-s', preventDefault: true, run: () => { saver.current?.(); return true; } }, ...defaultKeymap, ...historyKeymap, ...searchKeymap, ...lintKeymap, indentWithTab]),
+          keymap.of([{ key: 'Mod-s', preventDefault: true, run: () => { saver.current?.(); return true; } }, ...completionKeymap, ...defaultKeymap, ...historyKeymap, ...searchKeymap, ...lintKeymap, indentWithTab]),
+          autocompletion({ override: [completeField], icons: false }),
           linter(check, { delay: 300 }), lintGutter(), fieldDocs,
           EditorState.readOnly.of(readOnly), EditorState.tabSize.of(2),
           EditorView.contentAttributes.of({ 'aria-label': label, 'aria-describedby': 'spec-editor-help', spellcheck: 'false' }),
@@ -156,7 +161,7 @@ export function SpecEditor({ initial, readOnly, name, label, onChange, onSave }:
     <div className="spec-editor">
       <div ref={host} className="spec-editor-host" data-readonly={readOnly} />
       <p id="spec-editor-help" className="muted small">
-        {readOnly ? 'Read-only: your role cannot change DAGs.' : 'YAML. Tab indents; press Escape, then Tab, to leave the editor. Ctrl-S saves. Problems are checked as you type; hover a field\'s name for what it means.'}
+        {readOnly ? 'Read-only: your role cannot change DAGs.' : 'YAML. Tab indents; press Escape, then Tab, to leave the editor. Ctrl-S saves, Ctrl-Space completes a field name. Problems are checked as you type; hover a field\'s name for what it means.'}
       </p>
       <ProblemList checked={checked} onGo={goTo} />
     </div>
