@@ -1,23 +1,60 @@
 /**
- * What the DAG schema says of a field: its description (the schema's own words, SPEC 2.2-2.6), found
- * for the key under the pointer by its path in the parsed document. The editor shows it on hover.
+ * What the DAG schema says of a field: its description (the schema's own words, SPEC 2.2-2.6) and the
+ * fields a map may have at a place, found by the path of that place in the parsed document. The editor
+ * shows descriptions on hover and completes field names with them. Pure: the schema is handed in.
  */
 import { isMap, isScalar, isSeq, type Document, type Node } from 'yaml';
-import schemaJson from './dag-schema.generated.json';
 import type { PathSegment } from './yaml-paths';
 
-type Schema = Record<string, unknown>;
+export type Schema = Record<string, unknown>;
 
-const root = schemaJson as Schema;
-const definitions = (root.definitions ?? {}) as Record<string, Schema>;
+/** A field the schema allows at some place, for completion. */
+export interface FieldChoice {
+  name: string;
+  description: string | undefined;
+}
 
-/** The schema and its alternatives, with references followed (anyOf, oneOf and allOf flattened). */
-function expand(s: Schema, depth = 0): Schema[] {
-  if (depth > 8) return [];
-  const ref = typeof s.$ref === 'string' ? definitions[s.$ref.replace('#/definitions/', '')] : undefined;
-  const self = ref ? [s, ...expand(ref, depth + 1)] : [s];
-  const alts = ['anyOf', 'oneOf', 'allOf'].flatMap((k) => (Array.isArray(s[k]) ? (s[k] as Schema[]) : []));
-  return [...self, ...alts.flatMap((a) => expand(a, depth + 1))];
+export class SchemaDocs {
+  private readonly definitions: Record<string, Schema>;
+
+  constructor(private readonly root: Schema) {
+    this.definitions = (root.definitions ?? {}) as Record<string, Schema>;
+  }
+
+  /** The description of the field at `path`, if the schema has one. */
+  describeField(path: readonly PathSegment[]): string | undefined {
+    for (const s of this.schemasAt(path).flatMap((x) => this.expand(x))) {
+      if (typeof s.description === 'string' && s.description) return s.description;
+    }
+    return undefined;
+  }
+
+  /** The fields the schema allows in the map at `path` (its named properties, all alternatives merged). */
+  fieldsAt(path: readonly PathSegment[]): FieldChoice[] {
+    const out = new Map<string, FieldChoice>();
+    for (const s of this.schemasAt(path).flatMap((x) => this.expand(x))) {
+      for (const [name, prop] of Object.entries((s.properties ?? {}) as Record<string, Schema>)) {
+        if (!out.has(name)) out.set(name, { name, description: this.expand(prop).map((p) => p.description).find((d): d is string => typeof d === 'string') });
+      }
+    }
+    return [...out.values()];
+  }
+
+  /** The schemas a path can mean (several where alternatives allow it). */
+  private schemasAt(path: readonly PathSegment[]): Schema[] {
+    let at: Schema[] = [this.root];
+    for (const seg of path) at = at.flatMap((s) => this.expand(s)).flatMap((s) => childSchemas(s, seg));
+    return at;
+  }
+
+  /** The schema and its alternatives, with references followed (anyOf, oneOf and allOf flattened). */
+  private expand(s: Schema, depth = 0): Schema[] {
+    if (depth > 8) return [];
+    const ref = typeof s.$ref === 'string' ? this.definitions[s.$ref.replace('#/definitions/', '')] : undefined;
+    const self = ref ? [s, ...this.expand(ref, depth + 1)] : [s];
+    const alts = ['anyOf', 'oneOf', 'allOf'].flatMap((k) => (Array.isArray(s[k]) ? (s[k] as Schema[]) : []));
+    return [...self, ...alts.flatMap((a) => this.expand(a, depth + 1))];
+  }
 }
 
 function childSchemas(s: Schema, seg: PathSegment): Schema[] {
@@ -29,21 +66,6 @@ function childSchemas(s: Schema, seg: PathSegment): Schema[] {
   if (props[seg]) return [props[seg]];
   const extra = s.additionalProperties;
   return extra && typeof extra === 'object' ? [extra as Schema] : [];
-}
-
-/** The schemas a path can mean (several where alternatives allow it). */
-export function schemasAt(path: readonly PathSegment[]): Schema[] {
-  let at: Schema[] = [root];
-  for (const seg of path) at = at.flatMap((s) => expand(s)).flatMap((s) => childSchemas(s, seg));
-  return at;
-}
-
-/** The description of the field at `path`, if the schema has one. */
-export function describeField(path: readonly PathSegment[]): string | undefined {
-  for (const s of schemasAt(path).flatMap((x) => expand(x))) {
-    if (typeof s.description === 'string' && s.description) return s.description;
-  }
-  return undefined;
 }
 
 const contains = (n: Node | null | undefined, pos: number) => Boolean(n?.range && n.range[0] <= pos && pos <= n.range[1]);
@@ -67,23 +89,6 @@ export function keyAt(doc: Document, pos: number): { path: PathSegment[]; from: 
     return undefined;
   };
   return walk(doc.contents, []);
-}
-
-/** A field the schema allows at some place, for completion. */
-export interface FieldChoice {
-  name: string;
-  description: string | undefined;
-}
-
-/** The fields the schema allows in the map at `path` (its named properties, all alternatives merged). */
-export function fieldsAt(path: readonly PathSegment[]): FieldChoice[] {
-  const out = new Map<string, FieldChoice>();
-  for (const s of schemasAt(path).flatMap((x) => expand(x))) {
-    for (const [name, prop] of Object.entries((s.properties ?? {}) as Record<string, Schema>)) {
-      if (!out.has(name)) out.set(name, { name, description: expand(prop).map((p) => p.description).find((d): d is string => typeof d === 'string') });
-    }
-  }
-  return [...out.values()];
 }
 
 /** The keys a map in the document has already (they are not offered again). */

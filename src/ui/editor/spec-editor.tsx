@@ -18,8 +18,9 @@ import { useEffect, useRef, useState } from 'react';
 import { api, must } from '../api/client';
 import { parseAllDocuments, type Document } from 'yaml';
 import { checkLocally, lineOf, placeServerMessages, type Problem } from './check';
-import { completeField } from './complete';
-import { describeField, keyAt } from './schema-docs';
+import { fieldCompletion } from './complete';
+import schemaJson from './dag-schema.generated.json';
+import { keyAt, SchemaDocs } from './schema-docs';
 
 export interface SpecEditorProps {
   /** The text the editor starts with (the editor owns it from then on). */
@@ -60,12 +61,14 @@ function docAt(docs: Document[], pos: number): Document | undefined {
   return docs.find((d) => d.range && d.range[0] <= pos && pos <= d.range[2]) ?? docs[docs.length - 1];
 }
 
+const dagDocs = new SchemaDocs(schemaJson);
+
 /** Hovering a field's name shows what the DAG schema says of it. */
 const fieldDocs = hoverTooltip((view, pos) => {
   const docs = Array.from(parseAllDocuments(view.state.doc.toString()) as Iterable<Document>);
   const doc = docAt(docs, pos);
   const key = doc ? keyAt(doc, pos) : undefined;
-  const text = key ? describeField(key.path) : undefined;
+  const text = key ? dagDocs.describeField(key.path) : undefined;
   if (!key || !text) return null;
   return {
     pos: key.from, end: key.to, above: true,
@@ -135,7 +138,7 @@ export function SpecEditor({ initial, readOnly, name, label, onChange, onSave }:
           lineNumbers(), highlightActiveLineGutter(), history(), drawSelection(), indentOnInput(), bracketMatching(),
           highlightActiveLine(), highlightSelectionMatches(), yaml(), syntaxHighlighting(highlight), theme,
           keymap.of([{ key: 'Mod-s', preventDefault: true, run: () => { saver.current?.(); return true; } }, ...completionKeymap, ...defaultKeymap, ...historyKeymap, ...searchKeymap, ...lintKeymap, indentWithTab]),
-          autocompletion({ override: [completeField], icons: false }),
+          autocompletion({ override: [fieldCompletion(dagDocs)], icons: false }),
           linter(check, { delay: 300 }), lintGutter(), fieldDocs,
           EditorState.readOnly.of(readOnly), EditorState.tabSize.of(2),
           EditorView.contentAttributes.of({ 'aria-label': label, 'aria-describedby': 'spec-editor-help', spellcheck: 'false' }),
