@@ -97,4 +97,29 @@ describeWith('chromium', chromiumMissing, 'the web UI with builtin authenticatio
     await p.screenshot({ path: shot('viewer') });
     await ctx.close();
   });
+
+  test('an operator runs DAGs (Start, Enqueue, Retry) but does not change them (no New DAG, Rename, Delete, Save)', async () => {
+    const admin = (await t.req('POST', '/auth/login', { username: 'admin', password: PASSWORD })).body.token as string;
+    const auth = { authorization: `Bearer ${admin}` };
+    expect((await t.req('POST', '/users', { username: 'runner', password: 'runner-password-1', role: 'operator' }, auth)).status).toBe(201);
+    expect((await t.req('POST', '/dags/hello/start', { dagRunId: 'run-by-admin' }, auth)).status).toBe(200);
+    const ctx = await context(browser);
+    const p = await ctx.newPage();
+    p.on('pageerror', (e) => { throw e; });
+    await p.goto(`${t.url}/dags/hello`);
+    await p.getByLabel('Username').fill('runner');
+    await p.getByLabel('Password').fill('runner-password-1');
+    await p.getByRole('button', { name: 'Log in' }).click();
+    await p.getByText('runner · operator').waitFor();
+    await p.locator('.run-summary[data-run="run-by-admin"] [data-status="succeeded"]').waitFor({ timeout: 30_000 });
+    for (const name of ['Start', 'Enqueue', 'Retry']) await p.getByRole('button', { name, exact: true }).waitFor();
+    for (const name of ['Rename', 'Delete']) expect(await p.getByRole('button', { name, exact: true }).count()).toBe(0);
+    await p.getByRole('link', { name: 'Spec' }).click();
+    await p.getByText('Read-only: your role cannot change DAGs.').waitFor();
+    expect(await p.getByRole('button', { name: 'Save', exact: true }).count()).toBe(0);
+    await p.goto(`${t.url}/dags`);
+    await p.locator('tr[data-dag="hello"]').waitFor();
+    expect(await p.getByRole('link', { name: 'New DAG' }).count()).toBe(0);
+    await ctx.close();
+  });
 });
