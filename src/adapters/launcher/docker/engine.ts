@@ -5,7 +5,7 @@
  * place tried, never a crash; it is looked for again on the next step (an engine started later is found).
  */
 import { existsSync } from 'node:fs';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 
 /** Where to look, in order, when DOCKER_HOST is not set. */
 export function defaultSockets(env: Record<string, string | undefined>): string[] {
@@ -68,12 +68,15 @@ export class ContainerEngine {
     const host = this.env.DOCKER_HOST;
     const candidates: EngineAddress[] = host ? [parseDockerHost(host)] : defaultSockets(this.env).map((socketPath) => ({ socketPath }));
     const tried: string[] = [];
+    // Loaded on the first container step only: the client brings http, tls and http2 along, which a
+    // command that runs no container should not load (bin/svc.js starts commands from a code cache).
+    const { default: DockerClient } = await import('dockerode');
     for (const a of candidates) {
       if ('socketPath' in a && !existsSync(a.socketPath)) {
         tried.push(`${describeAddress(a)} (no such file)`);
         continue;
       }
-      const docker = new Docker(a);
+      const docker = new DockerClient(a);
       try {
         await (docker as unknown as Pingable).ping({ abortSignal: AbortSignal.timeout(PING_TIMEOUT_MS) });
         return docker;
