@@ -26,12 +26,12 @@ describePodman('container step errors (embedded, Podman)', () => {
   test.each([
     ['an image that is not there with pullPolicy never', 'image: localhost/svc-missing:1\n      pullPolicy: never', 'image localhost/svc-missing:1 is not present and its pullPolicy is never'],
     ['an image no registry serves', 'image: 127.0.0.1:9/svc-missing:1', /^cannot pull image 127\.0\.0\.1:9\/svc-missing:1: /],
-    ['a volume that is not host:container', `image: ${TEST_IMAGE}\n      volumes: ["/only-one-part"]`, 'volume "/only-one-part" is not host:container[:ro|rw]'],
-    ['a volume mode that is neither ro nor rw', `image: ${TEST_IMAGE}\n      volumes: ["/a:/b:rx"]`, 'volume "/a:/b:rx": the mode must be ro or rw, not rx'],
-    ['a port that is not one', `image: ${TEST_IMAGE}\n      ports: ["eighty"]`, 'port "eighty" is not [[hostIp:]hostPort:]containerPort[/protocol]'],
-    ['a logPattern that is no regular expression', `image: ${TEST_IMAGE}\n      logPattern: "("`, /^logPattern \( is not a valid regular expression/],
+    // Written values are checked when the DAG loads (core/spec/container-checks.ts); values read from variables here.
+    ['a volume that is not host:container', `image: ${TEST_IMAGE}\n      volumes: ["\${ONE_PART}"]`, 'volume "/only-one-part" is not host:container[:ro|rw]'],
+    ['a volume mode that is neither ro nor rw', `image: ${TEST_IMAGE}\n      volumes: ["/a:/b:\${MODE}"]`, 'volume "/a:/b:rx": the mode must be ro or rw, not rx'],
+    ['a port that is not one', `image: ${TEST_IMAGE}\n      ports: ["\${PORT}"]`, 'port "eighty" is not [[hostIp:]hostPort:]containerPort[/protocol]'],
   ])('%s', async (_, block, error) => {
-    const r = await run(`steps:\n  - name: a\n    container:\n      ${block}\n    command: echo never\n`);
+    const r = await run(`env:\n  - ONE_PART: /only-one-part\n  - MODE: rx\n  - PORT: eighty\nsteps:\n  - name: a\n    container:\n      ${block}\n    command: echo never\n`);
     expect(r.status).toBe('failed');
     if (typeof error === 'string') expect(r.node('a').error).toBe(error);
     else expect(r.node('a').error).toMatch(error);
@@ -54,4 +54,10 @@ describePodman('container step errors (embedded, Podman)', () => {
     expect(r.node('a').error).toMatch(/^cannot pull image 127\.0\.0\.1:9\/private:1/);
     expect(r.node('b').error).toBe('DOCKER_AUTH_CONFIG is not valid JSON');
   }, 60_000);
+
+  test('volumes, ports and a logPattern as written are checked when the DAG loads', async () => {
+    await expect(run(`container:\n  image: ${TEST_IMAGE}\n  volumes: ["/a:/b:rx"]\n  ports: ["eighty"]\n  logPattern: "("\nsteps:\n  - name: a\n    command: echo never\n`)).rejects.toThrow(
+      /container\.volumes\[0\]: "\/a:\/b:rx": the mode must be ro or rw, not rx; container\.ports\[0\]: "eighty" is not .*; container\.logPattern: is not a valid regular expression/,
+    );
+  });
 });

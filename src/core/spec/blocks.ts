@@ -5,6 +5,7 @@ import type {
 import type { Problems } from './errors.js';
 import { at } from './errors.js';
 import { parseShell } from './params.js';
+import { checkContainerValues } from './container-checks.js';
 import type { Obj } from './values.js';
 import { bool, compact, int, isObj, num, scalarList, scalarText, str, strList, strMap } from './values.js';
 
@@ -34,7 +35,7 @@ export function parseContainer(raw: unknown, path: string, problems: Problems): 
   } else if (o.image === undefined) {
     problems.add(at(path, 'image'), 'is required (or exec, the name of a running container)');
   }
-  return compact<ContainerConfig>({
+  const c = compact<ContainerConfig>({
     exec: str(o.exec), name: str(o.name), image: str(o.image),
     pullPolicy: oneOf(o.pullPolicy, ['always', 'missing', 'never'], 'missing'),
     env: containerEnv(o.env), volumes: strList(o.volumes), workingDir: str(o.workingDir), platform: str(o.platform),
@@ -44,6 +45,8 @@ export function parseContainer(raw: unknown, path: string, problems: Problems): 
     logPattern: str(o.logPattern), restartPolicy: oneOf(o.restartPolicy, ['no', 'always', 'unless-stopped'], 'no'),
     keepContainer: bool(o.keepContainer, false), shell: parseShell(o.shell) ?? [],
   });
+  checkContainerValues(c, path, problems);
+  return c;
 }
 
 export function parseSsh(raw: unknown): SshConfig | undefined {

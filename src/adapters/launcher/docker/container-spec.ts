@@ -6,6 +6,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { ContainerConfig } from '../../../core/spec/types.js';
 import { labelValue, SVC_LABELS, type ExecIdentity } from '../../../core/naming.js';
+import { PORT_PATTERN, portProblem, volumeProblem } from '../../../core/spec/container-checks.js';
 
 export const LABELS = {
   managedBy: 'svc.io/managed-by', role: 'svc.io/container-role', attempt: 'svc.io/attempt', identity: 'svc.io/identity',
@@ -79,11 +80,11 @@ export function labels(s: Pick<SpecInput, 'identity' | 'role' | 'owner' | 'confi
  * (relative ones against the DAG's workingDir); a bare word is a named volume, as Docker reads it.
  */
 export function bind(spec: string, hostDir: string): string {
+  const why = volumeProblem(spec);
+  if (why) throw new Error(`volume ${why}`);
   const parts = spec.split(':');
-  if (parts.length < 2 || parts.length > 3 || !parts[0] || !parts[1]) throw new Error(`volume "${spec}" is not host:container[:ro|rw]`);
   const mode = parts[2];
-  if (mode !== undefined && mode !== 'ro' && mode !== 'rw') throw new Error(`volume "${spec}": the mode must be ro or rw, not ${mode}`);
-  const host = parts[0];
+  const host = parts[0]!;
   const path = isAbsolute(host) || !(host.startsWith('.') || host.includes('/')) ? host : resolve(hostDir, host);
   return [path, parts[1], ...(mode ? [mode] : [])].join(':');
 }
@@ -99,8 +100,8 @@ export function portBindings(items: string[]): { exposed?: Record<string, object
   const exposed: Record<string, object> = {};
   const bindings: Bindings = {};
   for (const item of items) {
-    const m = /^(?:(?:(\[[0-9a-fA-F:]+\]|[0-9.]+):)?(\d+)?:)?(\d+)(?:\/(tcp|udp|sctp))?$/.exec(item.trim());
-    if (!m) throw new Error(`port "${item}" is not [[hostIp:]hostPort:]containerPort[/protocol]`);
+    const m = PORT_PATTERN.exec(item.trim());
+    if (!m) throw new Error(`port ${portProblem(item)}`);
     const key = `${m[3]}/${m[4] ?? 'tcp'}`;
     exposed[key] = {};
     (bindings[key] ??= []).push({ ...(m[1] ? { HostIp: m[1].replace(/^\[|\]$/g, '') } : {}), HostPort: m[2] ?? '' });
