@@ -103,18 +103,31 @@ export interface Podman {
   stop(): Promise<void>;
 }
 
-export async function startPodman(): Promise<Podman> {
-  const { env } = writeConfigs();
-  ensureImage(env);
+export interface PodmanOptions {
+  /** Registries (host:port on loopback) the engine reaches over plain HTTP: a test's fake registry. */
+  insecureRegistries?: string[];
+  /** Also listen on tcp://127.0.0.1:<port> (DOCKER_HOST in its tcp:// form). */
+  tcpPort?: number;
+}
+
+export async function startPodman(o: PodmanOptions = {}): Promise<Podman> {
+  const { env: base } = writeConfigs();
+  ensureImage(base);
   const dir = mkdtempSync(join(tmpdir(), 'svc-podman-'));
+  const env = { ...base };
+  if (o.insecureRegistries?.length) {
+    env.CONTAINERS_REGISTRIES_CONF = join(dir, 'registries.conf');
+    writeFileSync(env.CONTAINERS_REGISTRIES_CONF, o.insecureRegistries.map((r) => `[[registry]]\nlocation = "${r}"\ninsecure = true\n`).join('\n'));
+  }
   const socket = join(dir, 'podman.sock');
-  const proc: ChildProcess = spawn('podman', ['system', 'service', '--time=0', `unix://${socket}`], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const listen = o.tcpPort ? `tcp://127.0.0.1:${o.tcpPort}` : `unix://${socket}`;
+  const proc: ChildProcess = spawn('podman', ['system', 'service', '--time=0', listen], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr!.on('data', (b: Buffer) => { stderr = (stderr + b.toString()).slice(-4000); });
-  const docker = new Docker({ socketPath: socket });
+  const docker = o.tcpPort ? new Docker({ host: '127.0.0.1', port: o.tcpPort, protocol: 'http' }) : new Docker({ socketPath: socket });
   const end = Date.now() + 30_000;
   for (;;) {
-    if (existsSync(socket) && await docker.ping().then(() => true, () => false)) break;
+    if ((o.tcpPort || existsSync(socket)) && await docker.ping().then(() => true, () => false)) break;
     if (proc.exitCode !== null || Date.now() > end) {
       await stopProcess(proc);
       throw new Error(`podman system service did not answer on ${socket}: ${stderr}`);
@@ -122,7 +135,7 @@ export async function startPodman(): Promise<Podman> {
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
-    dockerHost: `unix://${socket}`, socket, docker,
+    dockerHost: listen, socket, docker,
     cli: (args) => execFileSync('podman', args, { env, encoding: 'utf8' }),
     svcContainers: () => docker.listContainers({ all: true, filters: { label: ['svc.io/managed-by=svc-embedded'] } }),
     stop: async () => {

@@ -59,11 +59,6 @@ export class ContainerEngine {
     return found;
   }
 
-  /** Whether the engine is local (a unix socket): only then are an exec's host process ids ours to signal. */
-  isLocal(): boolean {
-    return !this.env.DOCKER_HOST || this.env.DOCKER_HOST.startsWith('unix://');
-  }
-
   private async connect(): Promise<Docker> {
     const host = this.env.DOCKER_HOST;
     const candidates: EngineAddress[] = host ? [parseDockerHost(host)] : defaultSockets(this.env).map((socketPath) => ({ socketPath }));
