@@ -163,11 +163,11 @@ describe('decide: concurrency', () => {
 });
 
 describe('decide: timeouts, stop and delay', () => {
-  test('DAG timeout kills running steps: steps aborted, run failed', () => {
+  test('DAG timeout kills running steps: steps aborted (also those that never started, as the reference), run failed', () => {
     const r = simulate(mkDag([mkStep('a'), mkStep('b', { depends: ['a'] })], { timeoutSec: 5 }), byNode({ a: { hang: true } }));
     expect(r.signals).toEqual([{ key: 'a#0', signal: 'SIGKILL', at: 5000 }]);
     expect(st(r.state, 'a').status).toBe(NodeStatus.Aborted);
-    expect(st(r.state, 'b').status).toBe(NodeStatus.NotStarted);
+    expect(st(r.state, 'b').status).toBe(NodeStatus.Aborted);
     expect(r.state.status).toBe(RunStatus.Failed);
   });
 

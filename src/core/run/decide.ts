@@ -6,7 +6,7 @@
 import type { DagDefinition } from '../spec/types.js';
 import type { Ctx } from './context.js';
 import { iso, ms, nodeNamed, scheduleAt, stepFor, writable } from './context.js';
-import { abortIdle, anyLive, computeOutcome, handlerForOutcome, runHandler, signalLive } from './lifecycle.js';
+import { abortIdle, abortUnstarted, anyLive, computeOutcome, handlerForOutcome, runHandler, signalLive } from './lifecycle.js';
 import { applyItemResult, applyNodeResult } from './results.js';
 import { initItems, scheduleSteps } from './schedule.js';
 import { cloneState } from './clone.js';
@@ -190,6 +190,7 @@ function stageSteps(ctx: Ctx): boolean {
     abortIdle(ctx);
     signalLive(ctx, s.nodes, !!s.timedOut);
     if (anyLive(s.nodes)) return false;
+    if (s.timedOut) abortUnstarted(ctx);
     s.outcome = computeOutcome(ctx);
     s.stage = 'handler';
     return true;

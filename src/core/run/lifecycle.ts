@@ -48,6 +48,16 @@ export function abortIdle(ctx: Ctx): void {
   }
 }
 
+/** A DAG timeout ends the run: steps that never started are aborted, as the reference marks them. */
+export function abortUnstarted(ctx: Ctx): void {
+  for (const current of ctx.s.nodes) {
+    if (current.status !== NodeStatus.NotStarted) continue;
+    const node = writable(ctx, current);
+    node.status = NodeStatus.Aborted;
+    node.finishedAt = ctx.nowIso;
+  }
+}
+
 /** SPEC 3.1 final status of the main steps (the reference's order of rules). */
 export function computeOutcome(ctx: Ctx): RunStatus {
   const nodes = ctx.s.nodes;
