@@ -14,6 +14,7 @@ import type { EngineDeps } from '../deps.js';
 import { runLog } from '../../core/ports/log-store.js';
 import { runKeyOf } from '../../core/ports/run-store.js';
 import { shellFor } from './shell.js';
+import { visibleVariables } from '../../core/run/visible.js';
 import { Probes, type ProbeKind, type ProbeOwner } from './probes.js';
 
 export interface RunContext {
@@ -70,7 +71,7 @@ export async function prepareRunContext(run: DagRunResource, deps: EngineDeps): 
     workingDir, dagDir, params, dotenv, dagEnv, secrets, secretValues: secrets.map((s) => s.value).filter(Boolean), probes, shell, runCommand, builtins,
     stepEnv: (owner, state, extra) => buildStepEnv({
       systemEnv: deps.systemEnv, dotenv, dagEnv, dagEnvResolved: true, params: paramsEnv, runCommand: runCommand(owner),
-      outputs: Object.entries(state.variables).map(([name, value]) => ({ name, value })),
+      outputs: Object.entries(owner ? visibleVariables(def, state, owner.exec.node) : state.variables).map(([name, value]) => ({ name, value })),
       builtins: [...builtins, ...extra], secrets, stepEnv: owner?.step.env ?? [],
     }),
     lookup: (env) => buildExpansionLookup(deps.systemEnv, env),
