@@ -83,7 +83,7 @@ export async function evaluateEntries(entries: EnvEntry[], lookupFor: (soFar: Re
   const lookup = lookupFor(soFar);
   const out: EnvEntry[] = [];
   for (const e of entries) {
-    const value = await expandAll(e.value, lookup, runCommand, { keepUnknown: false });
+    const value = await expandAll(e.value, lookup, runCommand, { keepUnknown: false, shellForms: true });
     soFar.set(e.name, value);
     out.push({ name: e.name, value });
   }

@@ -5,6 +5,7 @@
  * `echo '$NAME'` gets NAME substituted like Dagu does. `$(...)` is left to the shell.
  */
 import { jsonPath, parseJsonPath, renderJsonValue } from './jsonpath.js';
+import { shellParam } from './shell-params.js';
 
 export { jsonPath } from './jsonpath.js';
 
@@ -23,6 +24,11 @@ export interface ExpandOptions {
    * JSON path reads (`${NAME.path}`) and names the process will not see are still substituted.
    */
   leaveToShell?: (name: string) => boolean;
+  /**
+   * The shell's parameter expansions (`${V:-word}`, `${V:0:3}`, `${V#pat}`, ...: shell-params.ts) are
+   * evaluated too: for values svc evaluates itself (env values, params), never for text a shell runs.
+   */
+  shellForms?: boolean;
 }
 
 /**
@@ -55,6 +61,10 @@ export function expandVars(text: string, lookup: Lookup, opts: ExpandOptions = {
       value = lookup(bare);
     } else {
       const m = BRACED.exec(braced ?? '');
+      if (!m && opts.shellForms) {
+        const v = shellParam(braced ?? '', lookup, (word) => expandVars(word, lookup, opts));
+        if (v !== undefined) return v;
+      }
       // Not a variable reference (`${V:-x}`, `${}`): left for the shell.
       if (!m || (m[2] !== undefined && !parseJsonPath(m[2]))) return whole;
       if (m[2] === undefined && opts.leaveToShell?.(m[1] as string)) return whole;

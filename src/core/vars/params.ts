@@ -1,8 +1,10 @@
 /**
  * DAG parameters (SPEC 2.1, 2.2 `params`; dagu-behaviour 4 "Positional params", "Param override", "JSON params").
- * Values are kept as written: `${VAR}` and backquotes inside them are evaluated later (expand.ts / env.ts).
+ * Defaults are evaluated in order when a run starts (evaluateParams); the values a start passes are data,
+ * taken as written (ADR 0018).
  */
 import type { EnvEntry, ParamDef } from '../spec/types.js';
+import { expandAll, type Lookup, type RunCommand } from './expand.js';
 
 export interface ParamToken {
   /** Absent for a positional value. */
@@ -161,4 +163,22 @@ export function resolveParams(defs: ParamDef[], override?: string): ResolvedPara
 export function paramsToEnv(p: ResolvedParams): EnvEntry[] {
   let k = 0;
   return p.ordered.map((t) => ({ name: t.name ?? String(++k), value: t.value }));
+}
+
+/**
+ * The run's params with their defaults evaluated first, in order, as the reference evaluates them: each
+ * default sees the defaults before it (`MSG: "${GREETING}, ${TARGET}"`), then `base` (dotenv, the
+ * system environment); shell expansions (`${V:-x}`) and backquotes are evaluated, unknown names read
+ * as empty. Then the start's values replace them, as written: a dependant keeps its evaluated default.
+ */
+export async function evaluateParams(defs: ParamDef[], override: string | undefined, base: Lookup, runCommand: RunCommand): Promise<ResolvedParams> {
+  const soFar = new Map<string, string>();
+  const evaluated: ParamDef[] = [];
+  let k = 0;
+  for (const d of defs) {
+    const value = await expandAll(d.default, (n) => soFar.get(n) ?? base(n), runCommand, { keepUnknown: false, shellForms: true });
+    evaluated.push({ ...d, default: value });
+    soFar.set(d.name ?? String(++k), value);
+  }
+  return resolveParams(evaluated, override);
 }

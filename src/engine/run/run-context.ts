@@ -9,7 +9,7 @@ import type { RunState } from '../../core/run/state.js';
 import { parseDotenv, dotenvOrder } from '../../core/vars/dotenv.js';
 import { buildExpansionLookup, buildStepEnv, resolveDagEnv } from '../../core/vars/env.js';
 import type { Lookup, RunCommand } from '../../core/vars/expand.js';
-import { paramsToEnv, resolveParams, type ResolvedParams } from '../../core/vars/params.js';
+import { evaluateParams, paramsToEnv, type ResolvedParams } from '../../core/vars/params.js';
 import type { EngineDeps } from '../deps.js';
 import { runLog } from '../../core/ports/log-store.js';
 import { runKeyOf } from '../../core/ports/run-store.js';
@@ -45,13 +45,14 @@ export async function prepareRunContext(run: DagRunResource, deps: EngineDeps): 
   const def = run.spec.definition;
   const workingDir = run.spec.workingDir;
   const dagDir = run.spec.sourceFile ? dirname(run.spec.sourceFile) : workingDir;
-  const params = resolveParams(def.params, run.spec.params || undefined);
   const shell = shellFor(undefined, def, deps.defaultShell).argv;
   const probes = new Probes(deps, run);
   const base = { cwd: workingDir, env: { ...deps.systemEnv }, shell };
   // Backquote output becomes values (a token from a vault, say): returned to the engine, never logged.
   const runCommand = (owner: ProbeOwner | undefined, kind?: ProbeKind): RunCommand => probes.runCommand({ ...base, owner, unlogged: true }, kind);
   const dotenv = await loadDotenv(deps, probes, def.dotenv, { ...base, dagDir });
+  const dotenvValues = new Map(dotenv.map((e) => [e.name, e.value]));
+  const params = await evaluateParams(def.params, run.spec.params || undefined, (n) => dotenvValues.get(n) ?? deps.systemEnv[n], runCommand(undefined));
   const paramsEnv = paramsToEnv(params);
   const dagEnv = await resolveDagEnv({ systemEnv: deps.systemEnv, dotenv, dagEnv: def.env, params: paramsEnv, runCommand: runCommand(undefined) });
   const secrets: EnvEntry[] = [];
