@@ -116,6 +116,8 @@ export interface StepEnvInput extends DagEnvInput {
   secrets: EnvEntry[];
   /** Step-level `env` as written. */
   stepEnv: EnvEntry[];
+  /** Names only the evaluation of step env values sees, below every layer (step references by id). */
+  refs?: Lookup;
 }
 
 /** Layer 3: a key set in the system environment keeps the system value (SPEC 2.2 dotenv). */
@@ -145,7 +147,7 @@ export async function buildStepEnv(input: StepEnvInput): Promise<Record<string, 
     toLayer(input.secrets),
   ];
   const below = chain(...[...layers].reverse(), system);
-  const step = input.stepEnv.length > 0 ? await evaluateEntries(input.stepEnv, (soFar) => (n) => soFar.get(n) ?? below(n), input.runCommand) : [];
+  const step = input.stepEnv.length > 0 ? await evaluateEntries(input.stepEnv, (soFar) => (n) => soFar.get(n) ?? below(n) ?? input.refs?.(n), input.runCommand) : [];
   return Object.fromEntries([
     ...systemView(input.systemEnv).passed,
     ...layers.flatMap((l) => [...l]),

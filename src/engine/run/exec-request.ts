@@ -9,20 +9,11 @@ import { expandVars } from '../../core/vars/expand.js';
 import type { EngineDeps } from '../deps.js';
 import { resolvePath, type RunContext } from './run-context.js';
 import { shellFor } from './shell.js';
-import { execLog, type LogRef, type LogStream } from '../../core/ports/log-store.js';
-import type { ExecIdentity } from '../../core/naming.js';
+import { stepRefs } from './step-refs.js';
+import { execLog } from '../../core/ports/log-store.js';
+import { execIdentity, isMerged } from './exec-logs.js';
 
-/** The identity of one execution of a run's current attempt. */
-export function execIdentity(run: DagRunResource, exec: ExecRef): ExecIdentity {
-  return { dagName: run.spec.dagName, dagRunId: run.spec.dagRunId, attemptId: run.status.attemptId, node: exec.node, attempt: exec.attempt, item: exec.item };
-}
-
-export const isMerged = (run: DagRunResource, step: StepDefinition): boolean => (step.logOutput ?? run.spec.definition.logOutput) === 'merged';
-
-/** The log of one stream of an execution. */
-export function execLogOf(run: DagRunResource, step: StepDefinition, exec: ExecRef, stream: LogStream): LogRef {
-  return execLog(execIdentity(run, exec), stream, isMerged(run, step));
-}
+export { execIdentity, execLogOf, isMerged } from './exec-logs.js';
 
 export interface BuiltRequest {
   req: ExecRequest;
@@ -50,7 +41,9 @@ export async function buildRequest(scope: RequestScope, target: { node: NodeStat
     ...extra,
   ];
   const env = await ctx.stepEnv({ step, exec }, run.status.run, builtins);
-  const lookup = ctx.lookup(env);
+  const refs = stepRefs(deps, run, run.status.run);
+  const base = ctx.lookup(env);
+  const lookup = (n: string): string | undefined => base(n) ?? refs(n);
   const x = (s: string) => expandVars(s, lookup);
   // Shell text: variables the process has in its environment are left to the shell (correct quoting);
   // positional params $1.. are substituted (the shell has no positional arguments of ours).
@@ -77,3 +70,4 @@ export async function buildRequest(scope: RequestScope, target: { node: NodeStat
   };
   return { req, lookup };
 }
+

@@ -15,6 +15,7 @@ import { runLog } from '../../core/ports/log-store.js';
 import { runKeyOf } from '../../core/ports/run-store.js';
 import { shellFor } from './shell.js';
 import { visibleVariables } from '../../core/run/visible.js';
+import { stepRefs } from './step-refs.js';
 import { Probes, type ProbeKind, type ProbeOwner } from './probes.js';
 
 export interface RunContext {
@@ -73,7 +74,7 @@ export async function prepareRunContext(run: DagRunResource, deps: EngineDeps): 
     stepEnv: (owner, state, extra) => buildStepEnv({
       systemEnv: deps.systemEnv, dotenv, dagEnv, dagEnvResolved: true, params: paramsEnv, runCommand: runCommand(owner),
       outputs: Object.entries(owner ? visibleVariables(def, state, owner.exec.node) : state.variables).map(([name, value]) => ({ name, value })),
-      builtins: [...builtins, ...extra], secrets, stepEnv: owner?.step.env ?? [],
+      builtins: [...builtins, ...extra], secrets, stepEnv: owner?.step.env ?? [], refs: stepRefs(deps, run, state),
     }),
     lookup: (env) => buildExpansionLookup(deps.systemEnv, env),
   };
