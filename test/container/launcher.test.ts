@@ -19,9 +19,12 @@ const skip = podmanSkipReason();
 if (!skip) {
   beforeAll(async () => { pm = await startPodman(); }, 120_000);
   afterAll(async () => {
-    // The run containers of these executions: no run ends here to remove them.
-    for (const c of await pm!.svcContainers()) if (c.Labels['svc.io/dag'] === 'conformance') await pm!.docker.getContainer(c.Id).remove({ force: true });
-    await pm?.stop();
+    try {
+      // The run containers of these executions: no run ends here to remove them.
+      for (const c of await pm!.svcContainers()) if (c.Labels['svc.io/dag'] === 'conformance') await pm!.docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+    } finally {
+      await pm?.stop();
+    }
   });
 }
 
@@ -32,7 +35,7 @@ function fixture() {
     waitFor: 'running', restartPolicy: 'no', keepContainer: false, shell: [],
   };
   const launcher = new DockerLauncher({
-    engine: new ContainerEngine({ DOCKER_HOST: pm!.dockerHost }), systemEnv: {}, owner: 'svc-tests',
+    engine: new ContainerEngine({ DOCKER_HOST: pm!.dockerHost }), systemEnv: {}, owner: 'svc-tests-conformance',
     layout: (req) => ({ stdout: join(dir, `${req.identity.node}.out`), stderr: join(dir, `${req.identity.node}.err`), recordFile: join(dir, 'exec', 'records'), recordKey: `${req.identity.node}.0` }),
   });
   let n = 0;

@@ -48,7 +48,7 @@ steps:
   test('a logPattern that never appears fails the step at the readiness limit', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-ready-'));
     const launcher = new DockerLauncher({
-      engine: new ContainerEngine({ DOCKER_HOST: pm.dockerHost }), systemEnv: {}, owner: 'svc-tests', readyLimitMs: 1500,
+      engine: new ContainerEngine({ DOCKER_HOST: pm.dockerHost }), systemEnv: {}, owner: 'svc-tests-readiness', readyLimitMs: 1500,
       layout: () => ({ stdout: join(dir, 'out'), stderr: join(dir, 'err'), recordFile: join(dir, 'records'), recordKey: 'a.0' }),
     });
     const container: ContainerConfig = {

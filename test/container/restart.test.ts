@@ -17,10 +17,15 @@ describePodman('container steps across an engine restart (Podman)', () => {
   let pm: Podman;
   beforeAll(async () => { pm = await startPodman(); }, 120_000);
   afterAll(async () => {
-    for (const c of await pm.svcContainers()) if (c.Labels['svc.io/dag'] === 'restart') await pm.docker.getContainer(c.Id).remove({ force: true });
-    await pm?.stop();
+    try {
+      for (const c of await pm.svcContainers()) if (c.Labels['svc.io/dag'] === 'restart') await pm.docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+    } finally {
+      await pm?.stop();
+    }
   });
 
+  /** Only this file's containers: the sweep tested here must not reach other test files' containers. */
+  const OWNER = `svc-tests-restart-${process.pid}`;
   let worlds = 0;
   function world() {
     const dir = mkdtempSync(join(tmpdir(), 'svc-restart-'));
@@ -29,7 +34,7 @@ describePodman('container steps across an engine restart (Podman)', () => {
       waitFor: 'running', restartPolicy: 'no', keepContainer: false, shell: [],
     };
     const launcher = (o: { owner?: string; attemptOver?: (id: { dagRunId: string }) => Promise<boolean>; onSweep?: (removed: string[]) => void } = {}) => new DockerLauncher({
-      engine: new ContainerEngine({ DOCKER_HOST: pm.dockerHost }), systemEnv: {}, owner: 'svc-tests', ...o,
+      engine: new ContainerEngine({ DOCKER_HOST: pm.dockerHost }), systemEnv: {}, owner: OWNER, ...o,
       layout: (req) => ({ stdout: join(dir, `${req.identity.node}.out`), stderr: join(dir, `${req.identity.node}.err`), recordFile: join(dir, 'exec', 'records'), recordKey: `${req.identity.node}.0` }),
     });
     const runId = `r${Date.now()}-${worlds++}`;
@@ -84,7 +89,7 @@ describePodman('container steps across an engine restart (Podman)', () => {
     const other = world();
     const kept = world();
     await (await done.launcher().ensure(done.request('a', ['true']), { fresh: true }))!.result;
-    await (await other.launcher({ owner: 'another-svc' }).ensure(other.request('a', ['true']), { fresh: true }))!.result;
+    await (await other.launcher({ owner: `${OWNER}-another-svc` }).ensure(other.request('a', ['true']), { fresh: true }))!.result;
     await (await kept.launcher().ensure(kept.request('a', ['true'], { keepContainer: true }), { fresh: true }))!.result;
     const ofRun = async (runId: string) => (await pm.svcContainers()).filter((c) => c.Labels['svc.io/dag-run'] === runId);
     expect((await ofRun(done.runId)).length).toBe(1);

@@ -45,7 +45,8 @@ async function endOf(docker: Docker, req: ExecRequest, rec: ContainerRecord, liv
   if (rec.exec) {
     const exec = docker.getExec(rec.exec);
     try { await exec.inspect(); } catch (e) { if (isMissing(e)) return undefined; throw e; }
-    live.running((sig) => void signalExec(exec, sig).catch(() => undefined));
+    const container = docker.getContainer(rec.container!);
+    live.running((sig) => void signalExec(exec, container, sig).catch(() => undefined));
     return { code: exitCode(exec) };
   }
   // A step whose container's own process is the step (no exec).

@@ -4,6 +4,7 @@
  * signals the exec's process by its host pid, which the engine reports: the Docker API has no call to
  * signal an exec, and a local engine's processes are this machine's.
  */
+import { readlink } from 'node:fs/promises';
 import type Docker from 'dockerode';
 import { Demuxer } from './demux.js';
 import type { ExecOutputs } from './outputs.js';
@@ -35,7 +36,7 @@ export function runExec(container: Docker.Container, spec: ExecSpec, outputs: Ex
   const signal = (sig: string): void => {
     if (ended) return;
     if (!exec) { pending = sig; return; }
-    void signalExec(exec, sig).catch((e: Error) => hooks.warn?.(`cannot signal the step's process: ${e.message}`));
+    void signalExec(exec, container, sig).catch((e: Error) => hooks.warn?.(`cannot signal the step's process: ${e.message}`));
   };
   const done = (async () => {
     exec = await container.exec({
@@ -73,13 +74,30 @@ export async function exitCode(exec: Docker.Exec): Promise<number> {
   }
 }
 
-/** The exec's process group (or the process alone when it leads none), by the host pid the engine reports. */
-export async function signalExec(exec: Docker.Exec, sig: string): Promise<void> {
+/**
+ * The exec's process group (or the process alone when it leads none), by the host pid the engine reports,
+ * once this machine's process of that pid is seen inside the container (the same pid namespace as the
+ * container's own process, not ours): an engine elsewhere (a VM, a remote host) reports pids of its own
+ * machine, which must never reach a process here.
+ */
+export async function signalExec(exec: Docker.Exec, container: Docker.Container, sig: string): Promise<void> {
   const info = await exec.inspect();
   if (!info.Running || !info.Pid) return;
+  const init = (await container.inspect()).State.Pid;
+  if (!(await sameContainer(info.Pid, init))) throw new Error(`process ${info.Pid} of the engine is not on this machine (the engine runs elsewhere): the step runs until it ends`);
   try {
     process.kill(-info.Pid, sig as NodeJS.Signals);
   } catch {
     process.kill(info.Pid, sig as NodeJS.Signals);
+  }
+}
+
+/** Whether both pids are processes here in one pid namespace that is not this process's own. */
+async function sameContainer(pid: number, init: number): Promise<boolean> {
+  try {
+    const [a, b, self] = await Promise.all([readlink(`/proc/${pid}/ns/pid`), readlink(`/proc/${init}/ns/pid`), readlink('/proc/self/ns/pid')]);
+    return a === b && a !== self;
+  } catch {
+    return false;
   }
 }
