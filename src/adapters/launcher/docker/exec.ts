@@ -27,6 +27,11 @@ export interface ExecHooks {
   created?(execId: string): void;
   /** Signalling a process failed (not ours to signal, or gone). */
   warn?(text: string): void;
+  /**
+   * Where the process cannot be signalled (an engine on another machine), the container itself is, when
+   * it is the step's own: its end ends the exec.
+   */
+  ownContainer?: boolean;
 }
 
 export function runExec(container: Docker.Container, spec: ExecSpec, outputs: ExecOutputs, hooks: ExecHooks = {}): RunningCommand {
@@ -36,7 +41,10 @@ export function runExec(container: Docker.Container, spec: ExecSpec, outputs: Ex
   const signal = (sig: string): void => {
     if (ended) return;
     if (!exec) { pending = sig; return; }
-    void signalExec(exec, container, sig).catch((e: Error) => hooks.warn?.(`cannot signal the step's process: ${e.message}`));
+    void signalExec(exec, container, sig).catch(async (e: Error) => {
+      if (hooks.ownContainer && await container.kill({ signal: sig }).then(() => true, () => false)) return;
+      hooks.warn?.(`cannot signal the step's process: ${e.message}`);
+    });
   };
   const done = (async () => {
     exec = await container.exec({

@@ -192,7 +192,7 @@ export class DockerLauncher implements Launcher {
     for (let i = from; i < argvs.length && !live.stopped; i++) {
       records.started(place.name, i);
       const cmd = runExec(place.container, { argv: argvs[i]!, env, user: place.user, workingDir: place.workingDir }, outputs, {
-        created: (id) => records.execCreated(id), warn: (t) => outputs.note(t),
+        created: (id) => records.execCreated(id), warn: (t) => outputs.note(t), ownContainer: target.kind === 'step',
       });
       live.running(cmd.signal);
       code = await cmd.done.catch(async (e: unknown) => { throw await whyExecFailed(place.container, e); });
