@@ -1,5 +1,5 @@
 /** The fields of a container block (SPEC 2.5) and what a step sees inside it: env, volumes, workingDir, user, shell, output, secrets. */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describePodman, IMAGE_CMD_OUTPUT, startPodman, TEST_IMAGE, type Podman } from '../helpers/podman.js';
@@ -154,5 +154,26 @@ steps:
     expect(info.HostConfig.PortBindings?.['80/tcp']).toEqual([{ HostIp: '127.0.0.1', HostPort: '18080' }]);
     expect(Object.keys(info.Config.ExposedPorts ?? {}).sort()).toEqual(['80/tcp', '9090/udp']);
     await pm.docker.getContainer(name).remove({ force: true });
+  }, 90_000);
+
+  test('platform, merged logs, and captured output over maxOutputSize', async () => {
+    const r = await run(`
+type: graph
+maxOutputSize: 16
+container:
+  image: ${TEST_IMAGE}
+  platform: linux/amd64
+steps:
+  - name: merged
+    logOutput: merged
+    command: echo one; echo two >&2; echo three
+  - name: big
+    command: echo 0123456789abcdefghij
+    output: BIG
+`);
+    expect(r.node('merged').status).toBe(4);
+    const merged = readdirSync(r.dir, { recursive: true, withFileTypes: true }).find((e) => e.isFile() && e.name === 'merged.log')!;
+    expect(readFileSync(join(merged.parentPath, merged.name), 'utf8').split('\n').sort()).toEqual(['', 'one', 'three', 'two']);
+    expect(r.node('big')).toMatchObject({ status: 2, error: 'output exceeded maximum size limit (16 bytes)' });
   }, 90_000);
 });
