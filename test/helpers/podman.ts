@@ -8,6 +8,7 @@
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
@@ -40,7 +41,8 @@ export function describePodman(name: string, fn: () => void): void {
 
 /** Storage shared by every test run on this machine (the image is imported once); runtime state in /tmp. */
 const CACHE = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'svc-test-podman');
-const RUNROOT = join(tmpdir(), 'svc-test-podman-run');
+/** One runroot per storage: two storages must never share one. */
+const RUNROOT = join(tmpdir(), `svc-test-podman-run-${createHash('sha256').update(CACHE).digest('hex').slice(0, 12)}`);
 
 /** Whole files only: test files in other workers start their services from the same configs at the same time. */
 function writeAtomic(path: string, text: string): void {
@@ -69,9 +71,29 @@ function writeConfigs(): { env: NodeJS.ProcessEnv } {
   return { env: { ...process.env, CONTAINERS_CONF: conf, CONTAINERS_STORAGE_CONF: storage } };
 }
 
-/** Builds the test image unless the storage has it: a root file system of busybox-static, imported. */
-function ensureImage(env: NodeJS.ProcessEnv): void {
+/** Builds the test image unless the storage has it, one test file at a time (the first run on a machine). */
+async function ensureImage(env: NodeJS.ProcessEnv): Promise<void> {
   if (spawnSync('podman', ['image', 'exists', TEST_IMAGE], { env }).status === 0) return;
+  const lock = join(CACHE, 'image.lock');
+  const end = Date.now() + 120_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() > end) rmSync(lock, { recursive: true, force: true }); // a test run killed while it held it
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  try {
+    if (spawnSync('podman', ['image', 'exists', TEST_IMAGE], { env }).status !== 0) importImage(env);
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/** A root file system of busybox-static, imported as the test image. */
+function importImage(env: NodeJS.ProcessEnv): void {
   const root = mkdtempSync(join(tmpdir(), 'svc-rootfs-'));
   try {
     for (const d of ['bin', 'tmp', 'etc', 'work', 'home/app']) mkdirSync(join(root, d), { recursive: true });
@@ -112,7 +134,7 @@ export interface PodmanOptions {
 
 export async function startPodman(o: PodmanOptions = {}): Promise<Podman> {
   const { env: base } = writeConfigs();
-  ensureImage(base);
+  await ensureImage(base);
   const dir = mkdtempSync(join(tmpdir(), 'svc-podman-'));
   const env = { ...base };
   if (o.insecureRegistries?.length) {
