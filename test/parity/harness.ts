@@ -28,6 +28,8 @@ export interface ParityCase {
   differs?: string;
   /** A divergence not fixed yet (why): the case asserts the outcomes still differ. */
   pending?: string;
+  /** Only these steps' stdout and stderr are compared (default: every step's). */
+  stdoutOf?: string[];
   /** What svc must show besides (for a deliberate difference: its own behaviour). */
   svc?: Partial<Outcome>;
 }
@@ -145,7 +147,8 @@ export async function runSvc(c: ParityCase): Promise<Outcome> {
   }
 }
 
-/** The aspects of an outcome a case compares. */
-export function view(o: Outcome, aspects: Aspect[]): Partial<Outcome> {
-  return Object.fromEntries(aspects.map((a) => [a, o[a]]));
+/** The aspects of an outcome a case compares (the streams of `stdoutOf` steps only, when given). */
+export function view(o: Outcome, aspects: Aspect[], stdoutOf?: string[]): Partial<Outcome> {
+  const only = (m: Record<string, string>) => (stdoutOf ? Object.fromEntries(stdoutOf.map((s) => [s, m[s] ?? ''])) : m);
+  return Object.fromEntries(aspects.map((a) => [a, a === 'stdout' || a === 'stderr' ? only(o[a]) : o[a]]));
 }

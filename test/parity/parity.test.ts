@@ -46,7 +46,7 @@ async function runAll(bin: string): Promise<void> {
     const r = results.get(c.name);
     if (r instanceof Error) { tally.failed++; throw r; }
     const aspects = c.compare ?? ASPECTS;
-    const [d, s] = [view(r!.dagu, aspects), view(r!.svc, aspects)];
+    const [d, s] = [view(r!.dagu, aspects, c.stdoutOf), view(r!.svc, aspects, c.stdoutOf)];
     if (c.pending) {
       tally.pending++;
       expect(s).not.toEqual(d);

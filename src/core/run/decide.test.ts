@@ -149,7 +149,7 @@ describe('decide: concurrency', () => {
     expect(node.items!.map((i) => i.item)).toEqual(['a', 'b', 'c']);
     expect(r.maxConcurrent).toBe(2);
     expect(node.status).toBe(NodeStatus.Succeeded);
-    expect(JSON.parse(r.state.outputs.out!)).toEqual({ summary: { total: 3, succeeded: 3, failed: 0 }, outputs: ['item0', 'item1', 'item2'] });
+    expect(JSON.parse(r.state.outputs.out!)).toEqual({ summary: { total: 3, succeeded: 3, failed: 0 }, results: ['item0', 'item1', 'item2'], outputs: ['item0', 'item1', 'item2'] });
     const r2 = simulate(mkDag([step]), (e) => ({ result: { exitCode: e.item === 1 ? 1 : 0 } }));
     expect(st(r2.state, 'p').status).toBe(NodeStatus.Failed);
   });

@@ -85,16 +85,23 @@ export function applyItemResult(ctx: Ctx, node: NodeState, step: StepDefinition,
   if (node.items!.every((i) => i.status !== NodeStatus.Running && i.status !== NodeStatus.NotStarted)) completeParallel(ctx, node, step);
 }
 
-/** All items done: the node fails if any item failed; its output aggregates the item outputs. */
+/**
+ * All items done: the node fails if any item failed. Its output (and stdout, as the reference prints it)
+ * aggregates the items': a summary, each item's result (a sub-DAG run's result object) and the outputs
+ * of the items that succeeded (a sub-DAG result's `outputs`), as indented JSON.
+ */
 export function completeParallel(ctx: Ctx, node: NodeState, step: StepDefinition): void {
   const items = node.items ?? [];
   const ok = items.filter((i) => i.status === NodeStatus.Succeeded || i.status === NodeStatus.PartiallySucceeded || i.status === NodeStatus.Skipped);
   const failedItems = items.filter((i) => !ok.includes(i));
   node.doneCount += 1;
+  const results = items.filter((i) => i.output !== undefined).map((i) => ({ ok: ok.includes(i), value: parsedOutput(i.output!) }));
   const aggregate = JSON.stringify({
     summary: { total: items.length, succeeded: ok.length, failed: failedItems.length },
-    outputs: ok.filter((i) => i.output !== undefined).map((i) => i.output),
-  });
+    results: results.map((r) => r.value),
+    outputs: results.filter((r) => r.ok).map((r) => (isRecord(r.value) && isRecord(r.value.outputs) ? r.value.outputs : r.value)),
+  }, null, 2);
+  ctx.effects.push({ kind: 'print', exec: { node: node.name, attempt: Math.max(0, node.attempt - 1) }, text: `${aggregate}\n` });
   if (step.output) {
     node.output = aggregate;
     recordOutput(ctx, step, aggregate);
@@ -109,3 +116,13 @@ export function completeParallel(ctx: Ctx, node: NodeState, step: StepDefinition
   node.error = `${failedItems.length} of ${items.length} parallel items failed: ${first.error}`;
   finishFailed(ctx, node, step, first.exitCode, false);
 }
+
+function parsedOutput(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -93,6 +93,8 @@ export const execKey = (e: ExecRef): string =>
 export type Effect =
   | { kind: 'exec'; exec: ExecRef }
   | { kind: 'signal'; exec: ExecRef; signal: string }
+  /** Text the engine itself writes to an execution's stdout log (a parallel step's aggregate). */
+  | { kind: 'print'; exec: ExecRef; text: string }
   | { kind: 'checkPreconditions' }
   | { kind: 'resolveItems'; node: string }
   | { kind: 'finished'; status: RunStatus };

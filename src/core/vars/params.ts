@@ -182,3 +182,13 @@ export async function evaluateParams(defs: ParamDef[], override: string | undefi
   }
   return resolveParams(evaluated, override);
 }
+
+/**
+ * A start's params as the reference shows them in a sub-DAG's result: `NAME=value` words, positional
+ * values named by their place (`1=x`), a JSON object's entries the same way.
+ */
+export function paramsDisplay(override: string): string {
+  const tokens = parseJsonParams(override) ?? parseParamString(override);
+  let k = 0;
+  return tokens.map((t) => `${t.name ?? String(++k)}=${t.value}`).join(' ');
+}

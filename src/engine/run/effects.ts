@@ -17,6 +17,7 @@ import type { RunContext } from './run-context.js';
 import type { ProbeKind, ProbeOwner } from './probes.js';
 import { execLog } from '../../core/ports/log-store.js';
 import { runSubDag } from './subdag.js';
+import { execLogOf } from './exec-logs.js';
 
 export class EffectApplier {
   private readonly live = new Map<string, RunningExec>();
@@ -50,8 +51,16 @@ export class EffectApplier {
         case 'checkPreconditions': this.task(this.dagPreconditions()); break;
         case 'resolveItems': this.task(this.resolveItems(e.node)); break;
         case 'finished': await finishRun(this.deps, this.run, this.ctx); break;
+        case 'print': await this.print(e.exec, e.text); break;
       }
     }
+  }
+
+  /** Text of the engine's own into an execution's stdout log (after the state that asked for it is saved). */
+  private async print(exec: ExecRef, text: string): Promise<void> {
+    const node = findNode(this.run.spec.definition, this.run.status.run, exec.node);
+    const step = node && stepOf(this.run.spec.definition, node);
+    if (step) await this.deps.logs.append(execLogOf(this.run, step, exec, 'stdout'), text);
   }
 
   /**

@@ -7,13 +7,15 @@ import { createHash } from 'node:crypto';
 import type { RunningExec } from '../../core/ports/executor.js';
 import type { DagRunResource } from '../../core/resources.js';
 import type { ExecRef, ExecResult, NodeState, Observation } from '../../core/run/state.js';
-import { RunStatus, isRunSuccess, isRunTerminal } from '../../core/run/status.js';
+import { RunStatus, isRunSuccess, isRunTerminal, runStatusLabel } from '../../core/run/status.js';
 import type { StepDefinition } from '../../core/spec/types.js';
 import { DEFAULT_MAX_CALL_DEPTH, callDepthProblem } from '../../core/spec/calls.js';
 import { expandVars } from '../../core/vars/expand.js';
+import { paramsDisplay } from '../../core/vars/params.js';
 import { AlreadyExistsError } from '../../core/errors.js';
 import type { EngineDeps } from '../deps.js';
 import type { BuiltRequest } from './exec-request.js';
+import { execLogOf } from './exec-logs.js';
 import type { RunContext } from './run-context.js';
 import { newRunResource } from './run-factory.js';
 
@@ -91,8 +93,27 @@ export async function runSubDag(env: SubDagEnv, call: SubDagCall): Promise<ExecR
   const done = await env.drive(key);
   const status = done.status.run.status;
   push({ type: 'subRun', exec, subRun: { dagRunId, name: child.spec.dagName, params: child.spec.params, status } });
-  const output = JSON.stringify({ name: child.spec.dagName, dagRunId, status, outputs: done.status.run.outputs });
+  const output = subDagResult(done, dagRunId);
+  // As the reference does: the result is the calling step's stdout too.
+  await deps.logs.append(execLogOf(parent, step, exec, 'stdout'), `${output}\n`);
   if (isRunSuccess(status)) return { exitCode: 0, output, ...(status === RunStatus.PartiallySucceeded ? { partial: true } : {}) };
   const aborted = status === RunStatus.Aborted ? { signal: 'SIGTERM' } : {};
   return { exitCode: 1, output, ...aborted, error: `sub-DAG run ${dagRunId} ${isRunTerminal(status) ? 'ended' : 'is'} with status ${status}` };
+}
+
+/**
+ * What a sub-DAG step captures and prints, in the reference's shape: the run's name and id, its params
+ * when it had any, its outputs and its status label, as indented JSON. Each output is there by its
+ * outputs.json key (`${RES.outputs.greeting}`, SPEC 2.6) and, as the reference has it, by its variable
+ * name (`${RES.outputs.GREETING}`): masked as in outputs.json, omitted ones left out (ADR 0018).
+ */
+function subDagResult(done: DagRunResource, dagRunId: string): string {
+  const { definition, params } = done.spec;
+  const outputs: Record<string, string> = {};
+  for (const step of definition.steps) {
+    const o = step.output;
+    const value = o && !o.omit ? done.status.run.outputs[o.key] : undefined;
+    if (o && value !== undefined) Object.assign(outputs, { [o.key]: value, [o.name]: value });
+  }
+  return JSON.stringify({ name: done.spec.dagName, dagRunId, ...(params ? { params: paramsDisplay(params) } : {}), outputs, status: runStatusLabel(done.status.run.status) }, null, 2);
 }
