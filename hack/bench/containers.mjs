@@ -3,14 +3,14 @@
 // as shell steps, inside one run-scoped container (a DAG-level `container`), and each step in a container
 // of its own (a step-level `container`). Figures, not assertions; see docs/containers.md.
 //
-//   node hack/bench/containers.mjs [--runs 5] [--steps 20] [--image localhost/svc-test-busybox:2] [--out f.json]
+//   node hack/bench/containers.mjs [--runs 5] [--steps 20] [--image IMAGE] [--out f.json]
 //
-// The engine: DOCKER_HOST, else a Podman API service this script starts on the storage the container
-// tests made (~/.cache/svc-test-podman: run `npx jest test/container` once first, it builds the image).
+// The engine: DOCKER_HOST (with --image an image it has), else a Podman API service this script starts on
+// storage of its own, with the tests' busybox-static image (Debian podman, runc, busybox-static).
 // svc must be built (`npm run build`, or `npx tsc -p tsconfig.json`).
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir, cpus } from 'node:os';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir, cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,7 +21,7 @@ const arg = (name, dflt) => {
 };
 const RUNS = Number(arg('runs', '5'));
 const STEPS = Number(arg('steps', '20'));
-const IMAGE = arg('image', 'localhost/svc-test-busybox:2');
+const IMAGE = arg('image', 'localhost/svc-bench-busybox:1');
 const OUT = arg('out', undefined);
 
 const steps = (indent = '') => Array.from({ length: STEPS }, (_, i) => `${indent}  - name: s${i}\n${indent}    command: echo step ${i}`).join('\n');
@@ -31,17 +31,43 @@ const SCENARIOS = {
   'step-containers': `steps:\n${Array.from({ length: STEPS }, (_, i) => `  - name: s${i}\n    container:\n      image: ${IMAGE}\n      pullPolicy: never\n    command: echo step ${i}`).join('\n')}\n`,
 };
 
+/** The busybox-static test image, as the container tests build it (test/helpers/podman.ts), in `env`'s storage. */
+function importImage(env) {
+  const root = mkdtempSync(join(tmpdir(), 'svc-bench-rootfs-'));
+  for (const d of ['bin', 'tmp', 'etc']) mkdirSync(join(root, d));
+  chmodSync(root, 0o755);
+  chmodSync(join(root, 'tmp'), 0o1777);
+  const busybox = ['/bin/busybox', '/usr/bin/busybox'].find((p) => existsSync(p));
+  if (!busybox) throw new Error('no busybox: apt-get install busybox-static');
+  copyFileSync(busybox, join(root, 'bin', 'busybox'));
+  for (const a of execFileSync(busybox, ['--list'], { encoding: 'utf8' }).split('\n').filter((x) => x && x !== 'busybox')) symlinkSync('busybox', join(root, 'bin', a));
+  const tar = spawnSync('tar', ['-C', root, '-cf', '-', '.'], { maxBuffer: 64 << 20 });
+  const imp = spawnSync('podman', ['import', '--change', 'ENV PATH=/bin', '-', IMAGE], { env, input: tar.stdout, encoding: 'utf8' });
+  rmSync(root, { recursive: true, force: true });
+  if (imp.status !== 0) throw new Error(`podman import: ${imp.stderr}`);
+}
+
+/** DOCKER_HOST as given, else a Podman API service on storage of its own (as the tests configure it), removed after. */
 async function podmanService() {
   if (process.env.DOCKER_HOST) return { host: process.env.DOCKER_HOST, stop: async () => undefined };
-  const cache = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'svc-test-podman');
-  if (!existsSync(join(cache, 'containers.conf'))) throw new Error(`no DOCKER_HOST and no ${cache}: run the container tests once (npx jest test/container)`);
-  const env = { ...process.env, CONTAINERS_CONF: join(cache, 'containers.conf'), CONTAINERS_STORAGE_CONF: join(cache, 'storage.conf') };
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-podman-'));
+  writeFileSync(join(dir, 'containers.conf'), '[containers]\ndefault_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]\nlog_driver = "k8s-file"\nnetns = "none"\n[engine]\nruntime = "runc"\ncgroup_manager = "cgroupfs"\nevents_logger = "file"\nexit_command_delay = 10\n');
+  writeFileSync(join(dir, 'storage.conf'), `[storage]\ndriver = "vfs"\nrunroot = "${join(dir, 'run')}"\ngraphroot = "${join(dir, 'root')}"\n`);
+  const env = { ...process.env, CONTAINERS_CONF: join(dir, 'containers.conf'), CONTAINERS_STORAGE_CONF: join(dir, 'storage.conf') };
+  importImage(env);
   const sock = join(dir, 'podman.sock');
   const proc = spawn('podman', ['system', 'service', '--time=0', `unix://${sock}`], { env, stdio: 'ignore' });
   for (let i = 0; i < 300 && !existsSync(sock); i++) await new Promise((r) => setTimeout(r, 50));
   await new Promise((r) => setTimeout(r, 300));
-  return { host: `unix://${sock}`, stop: async () => { proc.kill('SIGTERM'); await new Promise((r) => proc.once('exit', r)); rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    host: `unix://${sock}`,
+    stop: async () => {
+      spawnSync('podman', ['rm', '--all', '--force', '--time', '0'], { env });
+      proc.kill('SIGTERM');
+      await new Promise((r) => proc.once('exit', r));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** One `svc start` of the scenario: wall time of the command, and the run's own start-to-finish time. */
@@ -75,7 +101,7 @@ try {
 } finally {
   await engine.stop();
 }
-console.log(`${STEPS} steps, ${RUNS} runs each (interleaved), ${cpus().length} cores, Node ${process.version}, engine ${process.env.DOCKER_HOST ?? 'podman (test storage)'}`);
+console.log(`${STEPS} steps, ${RUNS} runs each (interleaved), ${cpus().length} cores, Node ${process.version}, engine ${process.env.DOCKER_HOST ?? 'podman (vfs storage of its own)'}`);
 console.log('| scenario | svc start, median (min) | run start to finish, median (min) |');
 console.log('|---|---|---|');
 for (const [name, rs] of Object.entries(results)) {

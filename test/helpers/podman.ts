@@ -2,14 +2,13 @@
  * A real container engine for tests: Podman's Docker-compatible API service (Debian's podman, with the
  * runc runtime), started on a unix socket of its own. Its containers.conf sets what these machines need
  * (runc, cgroupfs, explicit ulimits, file events and logs, no network unless a test asks for one); its
- * storage is kept in a cache directory so the test image is built once: a busybox-static root file
- * system imported with `podman import`, no registry involved. Without podman, suites are skipped loudly,
- * and fail under CI=true.
+ * storage is its own, in a temp directory removed by stop() with every container in it, and holds the
+ * test image: a busybox-static root file system imported with `podman import` (under a second), no
+ * registry involved. Without podman, suites are skipped loudly, and fail under CI=true.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
-import { homedir, tmpdir } from 'node:os';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { describeWith, stopProcess } from './needs.js';
@@ -39,23 +38,10 @@ export function describePodman(name: string, fn: () => void): void {
   describeWith('podman', podmanSkipReason(), name, fn);
 }
 
-/** Storage shared by every test run on this machine (the image is imported once); runtime state in /tmp. */
-const CACHE = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'svc-test-podman');
-/** One runroot per storage: two storages must never share one. */
-const RUNROOT = join(tmpdir(), `svc-test-podman-run-${createHash('sha256').update(CACHE).digest('hex').slice(0, 12)}`);
-
-/** Whole files only: test files in other workers start their services from the same configs at the same time. */
-function writeAtomic(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
-}
-
-function writeConfigs(): { env: NodeJS.ProcessEnv } {
-  mkdirSync(CACHE, { recursive: true });
-  mkdirSync(RUNROOT, { recursive: true });
-  const conf = join(CACHE, 'containers.conf');
-  writeAtomic(conf, [
+/** The engine's configuration and storage, all in `dir`: nothing is shared with another test file's engine. */
+function writeConfigs(dir: string, insecureRegistries: string[]): NodeJS.ProcessEnv {
+  const conf = join(dir, 'containers.conf');
+  writeFileSync(conf, [
     '[containers]',
     'default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]',
     'log_driver = "k8s-file"',
@@ -64,32 +50,16 @@ function writeConfigs(): { env: NodeJS.ProcessEnv } {
     'runtime = "runc"',
     'cgroup_manager = "cgroupfs"',
     'events_logger = "file"',
+    // The monitor of each exec waits this long for its exit code to be read (default 300 s): hundreds of
+    // them would linger after the tests.
+    'exit_command_delay = 10',
     '',
   ].join('\n'));
-  const storage = join(CACHE, 'storage.conf');
-  writeAtomic(storage, ['[storage]', 'driver = "vfs"', `runroot = "${RUNROOT}"`, `graphroot = "${join(CACHE, 'root')}"`, ''].join('\n'));
-  return { env: { ...process.env, CONTAINERS_CONF: conf, CONTAINERS_STORAGE_CONF: storage } };
-}
-
-/** Builds the test image unless the storage has it, one test file at a time (the first run on a machine). */
-async function ensureImage(env: NodeJS.ProcessEnv): Promise<void> {
-  if (spawnSync('podman', ['image', 'exists', TEST_IMAGE], { env }).status === 0) return;
-  const lock = join(CACHE, 'image.lock');
-  const end = Date.now() + 120_000;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch {
-      if (Date.now() > end) rmSync(lock, { recursive: true, force: true }); // a test run killed while it held it
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  try {
-    if (spawnSync('podman', ['image', 'exists', TEST_IMAGE], { env }).status !== 0) importImage(env);
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
+  const storage = join(dir, 'storage.conf');
+  writeFileSync(storage, ['[storage]', 'driver = "vfs"', `runroot = "${join(dir, 'run')}"`, `graphroot = "${join(dir, 'root')}"`, ''].join('\n'));
+  const registries = join(dir, 'registries.conf');
+  writeFileSync(registries, insecureRegistries.map((r) => `[[registry]]\nlocation = "${r}"\ninsecure = true\n`).join('\n'));
+  return { ...process.env, CONTAINERS_CONF: conf, CONTAINERS_STORAGE_CONF: storage, CONTAINERS_REGISTRIES_CONF: registries };
 }
 
 /** A root file system of busybox-static, imported as the test image. */
@@ -133,14 +103,9 @@ export interface PodmanOptions {
 }
 
 export async function startPodman(o: PodmanOptions = {}): Promise<Podman> {
-  const { env: base } = writeConfigs();
-  await ensureImage(base);
   const dir = mkdtempSync(join(tmpdir(), 'svc-podman-'));
-  const env = { ...base };
-  if (o.insecureRegistries?.length) {
-    env.CONTAINERS_REGISTRIES_CONF = join(dir, 'registries.conf');
-    writeFileSync(env.CONTAINERS_REGISTRIES_CONF, o.insecureRegistries.map((r) => `[[registry]]\nlocation = "${r}"\ninsecure = true\n`).join('\n'));
-  }
+  const env = writeConfigs(dir, o.insecureRegistries ?? []);
+  importImage(env);
   const socket = join(dir, 'podman.sock');
   const listen = o.tcpPort ? `tcp://127.0.0.1:${o.tcpPort}` : `unix://${socket}`;
   const proc: ChildProcess = spawn('podman', ['system', 'service', '--time=0', listen], { env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -160,7 +125,10 @@ export async function startPodman(o: PodmanOptions = {}): Promise<Podman> {
     dockerHost: listen, socket, docker,
     cli: (args) => execFileSync('podman', args, { env, encoding: 'utf8' }),
     svcContainers: () => docker.listContainers({ all: true, filters: { label: ['svc.io/managed-by=svc-embedded'] } }),
+    // Every container of this engine goes with it (a run's container is removed after the run has ended,
+    // which a test need not wait for), then its storage.
     stop: async () => {
+      spawnSync('podman', ['rm', '--all', '--force', '--time', '0'], { env });
       await stopProcess(proc, 'SIGTERM', 5000);
       rmSync(dir, { recursive: true, force: true });
     },
