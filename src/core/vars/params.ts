@@ -184,11 +184,10 @@ export async function evaluateParams(defs: ParamDef[], override: string | undefi
 }
 
 /**
- * A start's params as the reference shows them in a sub-DAG's result: `NAME=value` words, positional
- * values named by their place (`1=x`), a JSON object's entries the same way.
+ * A run's params as the reference shows them in a sub-DAG's result: its defaults with the start's values
+ * over them, as `NAME=value` words, positional values named by their place (`1=x`).
  */
-export function paramsDisplay(override: string): string {
-  const tokens = parseJsonParams(override) ?? parseParamString(override);
+export function paramsDisplay(defs: ParamDef[], override: string | undefined): string {
   let k = 0;
-  return tokens.map((t) => `${t.name ?? String(++k)}=${t.value}`).join(' ');
+  return resolveParams(defs, override).ordered.map((t) => `${t.name ?? String(++k)}=${t.value}`).join(' ');
 }

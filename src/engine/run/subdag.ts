@@ -103,7 +103,7 @@ export async function runSubDag(env: SubDagEnv, call: SubDagCall): Promise<ExecR
 
 /**
  * What a sub-DAG step captures and prints, in the reference's shape: the run's name and id, its params
- * when it had any, its outputs and its status label, as indented JSON. Each output is there by its
+ * (defaults with the call's values over them) when it has any, its outputs and its status label, as indented JSON. Each output is there by its
  * outputs.json key (`${RES.outputs.greeting}`, SPEC 2.6) and, as the reference has it, by its variable
  * name (`${RES.outputs.GREETING}`): masked as in outputs.json, omitted ones left out (ADR 0018).
  */
@@ -115,5 +115,6 @@ function subDagResult(done: DagRunResource, dagRunId: string): string {
     const value = o && !o.omit ? done.status.run.outputs[o.key] : undefined;
     if (o && value !== undefined) Object.assign(outputs, { [o.key]: value, [o.name]: value });
   }
-  return JSON.stringify({ name: done.spec.dagName, dagRunId, ...(params ? { params: paramsDisplay(params) } : {}), outputs, status: runStatusLabel(done.status.run.status) }, null, 2);
+  const shown = paramsDisplay(definition.params, params || undefined);
+  return JSON.stringify({ name: done.spec.dagName, dagRunId, ...(shown ? { params: shown } : {}), outputs, status: runStatusLabel(done.status.run.status) }, null, 2);
 }
