@@ -1,6 +1,8 @@
 /** The operator's settings (`svc operator`): how step Pods are made, kept and led. */
 import { ConfigError } from './values.js';
 
+const isDnsSubdomain = (s: string): boolean => s.length <= 253 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(s);
+
 export interface OperatorConfig {
   /** SVC_STEP_IMAGE: the image of steps that name none (default debian:stable-slim). */
   stepImage: string;
@@ -29,6 +31,8 @@ export interface OperatorConfig {
   port: number;
   /** SVC_MAX_ACTIVE_RUNS: runs the leader drives at once (default 1000); more wait their turn, oldest first. */
   maxActiveRuns: number;
+  /** SVC_SECRET_ENV_FROM: the Secret whose keys `provider: env` secrets read (none: such secrets fail, saying so). */
+  secretEnvFrom?: string;
 }
 
 function oneOf<T extends string>(name: string, v: string | undefined, values: readonly T[], fallback: T): T {
@@ -56,6 +60,8 @@ export function loadOperatorConfig(env: NodeJS.ProcessEnv, version: string): Ope
   const dataClaim = text('SVC_DATA_CLAIM');
   const identity = text('SVC_OPERATOR_ID');
   const stepServiceAccount = text('SVC_STEP_SERVICE_ACCOUNT');
+  const secretEnvFrom = text('SVC_SECRET_ENV_FROM');
+  if (secretEnvFrom !== undefined && !isDnsSubdomain(secretEnvFrom)) throw new ConfigError(`SVC_SECRET_ENV_FROM: "${secretEnvFrom}" is not a Secret name (lowercase letters, digits, "-" and ".", at most 253)`);
   return {
     stepImage: text('SVC_STEP_IMAGE') ?? 'debian:stable-slim',
     entryImage: text('SVC_ENTRY_IMAGE') ?? `svc:${version}`,
@@ -69,5 +75,6 @@ export function loadOperatorConfig(env: NodeJS.ProcessEnv, version: string): Ope
     ...(stepServiceAccount ? { stepServiceAccount } : {}),
     port: tcpPort(text('SVC_OPERATOR_PORT')),
     maxActiveRuns: whole('SVC_MAX_ACTIVE_RUNS', text('SVC_MAX_ACTIVE_RUNS'), 1000, 1, 'runs'),
+    ...(secretEnvFrom ? { secretEnvFrom } : {}),
   };
 }

@@ -13,7 +13,8 @@ import { OtlpRunTracer } from '../adapters/otel/otlp-tracer.js';
 import type { StepType } from '../core/spec/types.js';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { apiProblem, defaultNamespace, loadKubeConfig } from '../adapters/kube/client.js';
+import { apiProblem, defaultNamespace, loadKubeConfig, Secrets } from '../adapters/kube/client.js';
+import { SecretEnvProvider } from '../adapters/kube/secret-env.js';
 import { KubeDagStore } from '../adapters/kube/dag-store.js';
 import { KubeRunControls } from '../adapters/kube/run-controls.js';
 import { KubeRunStore, type RunChange } from '../adapters/kube/run-store.js';
@@ -107,7 +108,8 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
   const clock = { now: () => Date.now() };
   const engine: EngineDeps = {
     store, logs, launchers: { ...runStepLaunchers(shell), shell, hitl: hitlLauncher, container: containerSteps(shell, agent) }, events, ownership: new LeaderOwnership(elector, identity), controls: new KubeRunControls(kc, namespace),
-    secrets: new BuiltinSecretProvider(), dags: dagSource(dags), clock, ids: timeIds(clock.now), log, notifier: new SmtpNotifier(), tracer: new OtlpRunTracer(),
+    secrets: new SecretEnvProvider(new BuiltinSecretProvider(), new Secrets(kc, namespace), oc.secretEnvFrom),
+    dags: dagSource(dags), clock, ids: timeIds(clock.now), log, notifier: new SmtpNotifier(), tracer: new OtlpRunTracer(),
     // The operator's own environment is not the steps': their images bring theirs.
     systemEnv: {}, cwd: '/', defaultShell: ['/bin/sh'], implicitDotenv: false, maxCallDepth: config.maxCallDepth,
   };

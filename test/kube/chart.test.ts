@@ -161,6 +161,20 @@ describeTools('the Helm chart', ['helm', 'kubeconform'], () => {
     }
   });
 
+  test('operator.secretEnvFrom: the operator reads that one Secret (env secrets of DAGs), nothing more', async () => {
+    const all = objects((await template(['operator.secretEnvFrom=svc-step-env'])).stdout);
+    const operator = all.find((o) => o.kind === 'Deployment' && o.metadata.name === 'demo-svc-operator');
+    const env = Object.fromEntries(operator.spec.template.spec.containers[0].env.map((e: Obj) => [e.name, e.value]));
+    expect(env.SVC_SECRET_ENV_FROM).toBe('svc-step-env');
+    const rules = all.find((o) => o.kind === 'Role' && o.metadata.name === 'demo-svc-operator').rules.filter((r: Obj) => r.resources.includes('secrets'));
+    expect(rules).toEqual([
+      { apiGroups: [''], resources: ['secrets'], verbs: ['create', 'delete'] },
+      { apiGroups: [''], resources: ['secrets'], resourceNames: ['svc-step-env'], verbs: ['get'] },
+    ]);
+    const byDefault = objects((await template([])).stdout).find((o) => o.kind === 'Deployment' && o.metadata.name === 'demo-svc-operator');
+    expect(byDefault.spec.template.spec.containers[0].env.map((e: Obj) => e.name)).not.toContain('SVC_SECRET_ENV_FROM');
+  });
+
   test('with the s3 log store: no claim, the bucket and its credentials for both svc processes, no data claim for steps', async () => {
     const all = objects((await template(VALUE_SETS['s3 log store']!)).stdout);
     expect(all.filter((o) => o.kind === 'PersistentVolumeClaim')).toEqual([]);

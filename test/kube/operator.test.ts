@@ -267,3 +267,27 @@ describeCluster('step Pods kept for debugging', () => {
     expect(owner[0]).toMatchObject({ kind: 'DagRun', controller: true });
   });
 });
+
+describeCluster('env secrets on the operator: the keys of the Secret SVC_SECRET_ENV_FROM names', () => {
+  const srv = kubeServer({ SVC_SECRET_ENV_FROM: 'svc-step-env' });
+  beforeAll(() => srv.start());
+  afterAll(() => srv.stop());
+
+  test('a key of the Secret reaches the step, masked; a missing key or Secret fails the run, saying which', async () => {
+    const ns = srv.server.namespace!;
+    const value = 'env-secret-from-a-kube-secret';
+    const dag = (key: string) => ['secrets:', `  - { name: TOKEN, provider: env, key: ${key} }`, 'steps:', '  - name: use', '    command: sh -c \'echo "token=$TOKEN len=${#TOKEN}"\''].join('\n');
+    srv.dag('env-secret', dag('API_TOKEN'));
+    const early = await start(srv, 'env-secret');
+    expect((await finished(srv, 'env-secret', early)).error).toMatch(/the Secret svc-step-env \(SVC_SECRET_ENV_FROM\) does not exist/);
+    expect((await kubectl(['create', 'secret', 'generic', 'svc-step-env', '-n', ns, `--from-literal=API_TOKEN=${value}`])).code).toBe(0);
+    const id = await start(srv, 'env-secret');
+    expect((await finished(srv, 'env-secret', id)).statusLabel).toBe('succeeded');
+    expect((await srv.get(`/dag-runs/env-secret/${id}/steps/use/log?stream=stdout`)).body.content).toBe(`token=******* len=${value.length}`);
+    srv.dag('env-missing', dag('NOT_THERE'));
+    const missing = await start(srv, 'env-missing');
+    const run = await finished(srv, 'env-missing', missing);
+    expect(run.statusLabel).toBe('failed');
+    expect(run.error).toContain('no key NOT_THERE in the Secret svc-step-env');
+  });
+});
