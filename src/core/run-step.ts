@@ -8,12 +8,17 @@ import type { ExecRequest } from './ports/executor.js';
 import type { StepDefinition, StepType } from './spec/types.js';
 
 /** The step types whose executor is svc code (runtime/steps), not a command of the user's image. */
-export const RUN_STEP_TYPES: readonly StepType[] = ['http', 'jq', 'ssh', 's3', 'archive', 'mail', 'redis', 'postgres', 'sqlite'];
+export const RUN_STEP_TYPES: readonly StepType[] = ['http', 'jq', 'ssh', 's3', 'archive', 'mail', 'redis', 'postgres', 'sqlite', 'chat'];
 
 export const isRunStepType = (t: StepType): boolean => RUN_STEP_TYPES.includes(t);
 
 /** The env var holding the request (JSON); it holds expanded config, so a Secret carries it when a secret is in it. */
 export const STEP_REQUEST_ENV = 'SVC_STEP_REQUEST';
+/**
+ * The env var (from the execution's Secret) holding the run's secret values, one a line: the entry masks
+ * them in the logs, and `svc run-step` reads them too, for a runner that must mask what it sends (chat).
+ */
+export const STEP_MASK_ENV = 'SVC_MASK';
 /** The env var the entry sets to the file where a failing `svc run-step` leaves its error message. */
 export const STEP_ERROR_ENV = 'SVC_STEP_ERROR_FILE';
 

@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import type { ExecRequest } from '../core/ports/executor.js';
-import { parseRunStepRequest, STEP_ERROR_ENV, STEP_REQUEST_ENV, type RunStepRequest } from '../core/run-step.js';
+import { parseRunStepRequest, STEP_ERROR_ENV, STEP_MASK_ENV, STEP_REQUEST_ENV, type RunStepRequest } from '../core/run-step.js';
 import { startInProcess } from '../runtime/steps/in-process.js';
 import { STEP_RUNNERS } from '../runtime/steps/index.js';
 
@@ -35,13 +35,18 @@ export async function runStepInPod(io: { out(text: string): void; err(text: stri
   return result.exitCode;
 }
 
-/** The entry enforces the timeout, masks secrets and stores the logs: none of that is done twice here. */
+/**
+ * The entry enforces the timeout, masks secrets and stores the logs: none of that is done twice here. The
+ * secret values are still given to the runner, which masks them in what it sends (chat).
+ */
 function execRequest(r: RunStepRequest): ExecRequest {
-  const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && e[0] !== STEP_REQUEST_ENV && e[0] !== STEP_ERROR_ENV));
+  const ours = new Set([STEP_REQUEST_ENV, STEP_ERROR_ENV, STEP_MASK_ENV]);
+  const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !ours.has(e[0])));
+  const secrets = (process.env[STEP_MASK_ENV] ?? '').split('\n').filter((v) => v !== '');
   return {
     exec: { node: r.step.name, attempt: 0 }, step: r.step, commands: r.commands, ...(r.script !== undefined ? { script: r.script } : {}), config: r.config,
     shell: [], shellExplicit: false, env, workingDir: process.cwd(),
     identity: { dagName: '', dagRunId: '', attemptId: '', node: r.step.name, attempt: 0 },
-    merged: false, copies: {}, secrets: [], maxOutputSize: Number.MAX_SAFE_INTEGER, timeoutMs: 0, capture: false,
+    merged: false, copies: {}, secrets, maxOutputSize: Number.MAX_SAFE_INTEGER, timeoutMs: 0, capture: false,
   };
 }

@@ -8,6 +8,7 @@ import { at, idx, stepLabel, type Problems } from './errors.js';
 import { effectiveConfig } from './step-config.js';
 import type { DagDefinition, StepDefinition, StepType } from './types.js';
 import { checkArchive } from './step-configs/archive.js';
+import { checkChat } from './step-configs/chat.js';
 import { checkMail } from './step-configs/mail.js';
 import { checkRedis } from './step-configs/redis.js';
 import { checkPostgres, checkSqlite } from './step-configs/sql.js';
@@ -42,6 +43,7 @@ export const CONFIG_CHECKS: Partial<Record<StepType, ConfigCheck>> = {
   sqlite: checkSqlite,
   s3: checkS3,
   archive: checkArchive,
+  chat: checkChat,
 };
 
 /** Adds the config problems of every step and handler of the DAG. */

@@ -10,6 +10,7 @@ import type { EngineDeps } from '../deps.js';
 import { resolvePath, type RunContext } from './run-context.js';
 import { shellFor } from './shell.js';
 import { stepRefs } from './step-refs.js';
+import { chatHistory } from './chat-history.js';
 import { execLog } from '../../core/ports/log-store.js';
 import { execIdentity, isMerged } from './exec-logs.js';
 
@@ -54,9 +55,10 @@ export async function buildRequest(scope: RequestScope, target: { node: NodeStat
   const timeoutSec = step.timeoutSec ?? 0;
   const selector = { ...def.workerSelector, ...step.workerSelector };
   const kubernetes = mergeKubernetes(def.kubernetes, step.kubernetes);
+  const history = step.type === 'chat' ? await chatHistory(deps, run, step, x) : [];
   const req: ExecRequest = {
     exec, step, commands: step.type === 'shell' ? step.commands.map(sh) : step.commands.map(x),
-    config: step.type === 'shell' ? {} : mapStrings(effectiveConfig(def, step), x) as Record<string, unknown>, shell: shell.argv, shellExplicit: shell.explicit, env, workingDir,
+    config: step.type === 'shell' ? {} : { ...mapStrings(effectiveConfig(def, step), x) as Record<string, unknown>, ...(history.length > 0 ? { history } : {}) }, shell: shell.argv, shellExplicit: shell.explicit, env, workingDir,
     identity, merged,
     copies: {
       ...(step.stdout ? { stdout: resolvePath(ctx.workingDir, x(step.stdout)) } : {}),

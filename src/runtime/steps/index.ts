@@ -20,6 +20,7 @@ const LOADERS: Partial<Record<StepType, Load>> = {
   sqlite: async () => (await import('./sql/sqlite.js')).runSqlite,
   s3: async () => (await import('./s3/index.js')).runS3,
   archive: async () => (await import('./archive/index.js')).runArchive,
+  chat: async () => (await import('./chat/index.js')).runChat,
 };
 
 function lazy(load: Load): StepRunner {

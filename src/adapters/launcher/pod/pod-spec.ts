@@ -13,7 +13,7 @@ import { isAbsolute, relative } from 'node:path';
 import type { ExecRequest } from '../../../core/ports/executor.js';
 import type { KubernetesBlock } from '../../../core/spec/types.js';
 import { commandArgvs } from '../../../core/exec-argv.js';
-import { isRunStepType, runStepRequest, STEP_ERROR_ENV, STEP_REQUEST_ENV } from '../../../core/run-step.js';
+import { isRunStepType, runStepRequest, STEP_ERROR_ENV, STEP_MASK_ENV, STEP_REQUEST_ENV } from '../../../core/run-step.js';
 import { execName, labelValue, SVC_LABELS } from '../../../core/naming.js';
 import { API_VERSION } from '../../../core/resources.js';
 
@@ -175,7 +175,7 @@ function entryArgs(req: ExecRequest, files: PodFilePaths, masks: boolean): strin
 }
 
 /** Env var (from the execution's Secret) listing the secret values to mask, one per line. */
-const MASK_ENV = 'SVC_MASK';
+const MASK_ENV = STEP_MASK_ENV;
 /** Env var (from the execution's Secret) holding the upload grant, when logs go to a bucket. */
 const UPLOAD_ENV = 'SVC_UPLOAD';
 

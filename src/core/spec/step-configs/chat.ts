@@ -1,0 +1,43 @@
+/**
+ * Load-time check of chat steps (SPEC 2.2, 2.6): an `llm` block (the step's, or else the DAG's: a
+ * step-level block replaces the DAG one wholly, so a step that sets its own must give everything) with
+ * a known provider and a model, a base URL that is an http(s) URL, and no `config` fields (a chat step
+ * is written with `llm` and `messages`). Messages themselves are required by the step parser and shaped
+ * by the schema. Values written as `${VAR}` count as given and are checked when the step runs.
+ */
+import { PROVIDER_NAMES, providerInfo } from '../../chat/providers.js';
+import type { ConfigCheck, ConfigProblem } from '../step-configs.js';
+
+const CHAT_FIELDS: ReadonlySet<string> = new Set(['llm', 'messages']);
+
+const templated = (v: unknown): boolean => typeof v === 'string' && v.includes('${');
+const blank = (v: unknown): boolean => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
+
+function urlProblem(v: unknown): string | undefined {
+  if (blank(v) || templated(v)) return undefined;
+  try {
+    const u = new URL(String(v));
+    return u.protocol === 'http:' || u.protocol === 'https:' ? undefined : `must be an http or https URL, not ${u.protocol}`;
+  } catch {
+    return `"${String(v)}" is not a URL`;
+  }
+}
+
+export const checkChat: ConfigCheck = (config, step) => {
+  const out: ConfigProblem[] = [];
+  for (const k of Object.keys(config)) {
+    if (!CHAT_FIELDS.has(k)) out.push({ field: `config.${k}`, message: 'is not a chat step field (chat steps are written with llm and messages)' });
+  }
+  const llm = config.llm as Record<string, unknown> | undefined;
+  if (!llm) return [...out, { field: 'llm', message: 'is required for chat steps (a step-level llm block or the DAG-level one)' }];
+  const where = step.llm ? 'this step\'s llm block replaces the DAG-level one wholly' : 'in the step\'s llm block or the DAG-level one';
+  const provider = llm.provider;
+  if (blank(provider)) out.push({ field: 'llm.provider', message: `is required for chat steps (${where}): one of ${PROVIDER_NAMES.join(', ')}` });
+  else if (!templated(provider) && !providerInfo(String(provider))) {
+    out.push({ field: 'llm.provider', message: `unknown provider "${String(provider)}" (one of ${PROVIDER_NAMES.join(', ')})` });
+  }
+  if (blank(llm.model)) out.push({ field: 'llm.model', message: `is required for chat steps (${where})` });
+  const url = urlProblem(llm.baseURL);
+  if (url) out.push({ field: 'llm.baseURL', message: url });
+  return out;
+};
