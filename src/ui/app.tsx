@@ -10,6 +10,7 @@ import { NewDagPage } from './pages/new-dag-page';
 import { QueuesPage } from './pages/queues-page';
 import { RunPage } from './pages/run-page';
 import { RunsPage } from './pages/runs-page';
+import { WorkersPage } from './pages/workers-page';
 
 export function App() {
   const { needLogin } = useSession();
@@ -24,6 +25,7 @@ export function App() {
         <Route path="dag-runs" element={<RunsPage />} />
         <Route path="dag-runs/:name/:dagRunId" element={<RunPage />} />
         <Route path="queues" element={<QueuesPage />} />
+        <Route path="workers" element={<WorkersPage />} />
         <Route path="*" element={<NotFound />} />
       </Route>
     </Routes>

@@ -49,6 +49,7 @@ describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
     for (const f of EXAMPLES) t.dag(f.replace(/\.yaml$/, ''), readFileSync(join(ROOT, 'examples', f), 'utf8'));
     t.dag('slow-hello', SLOW_HELLO);
     t.dag('locked', LOCKED);
+    t.dag('sleepy', 'steps:\n  - name: nap\n    command: sleep 8\n');
     await t.start();
     browser = await launch();
   }, 180_000);
@@ -244,6 +245,26 @@ describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
     await counts.locator('[data-status="succeeded"]').click();
     await p.waitForURL(/\/dag-runs\?status=4&from=/);
     await p.locator('tr[data-run="dash-1"]').waitFor();
+    await p.context().close();
+  });
+
+  test('the workers page: the server\'s health, the local worker, a running run as its task, live', async () => {
+    const p = await page();
+    await p.goto(`${t.url}/`);
+    await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Workers' }).click();
+    await p.getByRole('heading', { level: 1, name: 'Workers' }).waitFor();
+    await p.locator('dl[data-health="healthy"]').waitFor();
+    const local = p.getByRole('table', { name: 'Workers' }).locator('tr[data-worker="local"]');
+    await local.waitFor();
+    await local.getByText('healthy', { exact: true }).waitFor();
+    expect(await local.getAttribute('data-health')).toBe('healthy');
+    expect((await t.post('/dags/sleepy/start', { dagRunId: 'worker-task-1' })).status).toBe(200);
+    const task = local.locator('li[data-task="worker-task-1"]');
+    await task.waitFor({ timeout: 30_000 });
+    expect(await task.getByRole('link').getAttribute('href')).toBe('/dag-runs/sleepy/worker-task-1');
+    await p.screenshot({ path: shot('workers'), fullPage: true });
+    // The task leaves the list when its run ends, without a reload.
+    await task.waitFor({ state: 'detached', timeout: 30_000 });
     await p.context().close();
   });
 

@@ -4,7 +4,7 @@
  */
 import { useInfiniteQuery, useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, must, orNull } from './client';
-import type { DagDetail, DagRunDetail } from './types';
+import type { DagDetail, DagRunDetail, Health } from './types';
 
 /** The DAG list asks for one large page; paging and virtual rows come with big installations. */
 export const DAG_PAGE_SIZE = 1000;
@@ -208,11 +208,12 @@ export function useDagDetails(fileNames: readonly string[]) {
   });
 }
 
-export function useWorkers() {
+/** The workers, read again every `everyMs` (the dashboard 10 s; the Workers page more often). */
+export function useWorkers(everyMs = 10_000) {
   return useQuery({
     queryKey: ['workers'],
     queryFn: async ({ signal }) => (await must(api.GET('/workers', { signal }))).workers,
-    refetchInterval: 10_000,
+    refetchInterval: everyMs,
   });
 }
 
@@ -309,5 +310,19 @@ export function useRenameDag() {
 export function useLogin() {
   return useMutation({
     mutationFn: (body: { username: string; password: string }) => must(api.POST('/auth/login', { body })),
+  });
+}
+
+/** The server's health (GET /health; a 503 still carries the same fields, with `error`). */
+export function useHealth() {
+  return useQuery({
+    queryKey: ['health'],
+    queryFn: async ({ signal }): Promise<Health> => {
+      const answer = await api.GET('/health', { signal });
+      const { error, response } = answer;
+      if (response.status === 503 && error && typeof error === 'object' && 'status' in error) return error as Health;
+      return must(Promise.resolve(answer));
+    },
+    refetchInterval: 10_000,
   });
 }

@@ -14,6 +14,8 @@ export type DagRunDetail = Schemas['DagRunDetail'];
 export type LogPage = Schemas['LogPage'];
 export type ApiErrorBody = Schemas['Error'];
 export type Role = Schemas['Role'];
+export type Worker = Schemas['Worker'];
+export type Health = Schemas['Health'];
 
 /** The step definition fields the graph and tables read (open in the schema). */
 export interface StepFields {

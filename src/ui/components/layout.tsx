@@ -20,6 +20,7 @@ export function Layout() {
           <li><NavLink to="/dags">DAGs</NavLink></li>
           <li><NavLink to="/dag-runs" end>Runs</NavLink></li>
           <li><NavLink to="/queues">Queues</NavLink></li>
+          <li><NavLink to="/workers">Workers</NavLink></li>
         </ul>
         {user ? (
           <div className="sidebar-user">

@@ -6,11 +6,12 @@
 import { useMemo } from 'react';
 import { Link } from 'react-router';
 import { useLive } from '../api/live';
-import { keys, useResources, useRuns, useWorkers } from '../api/queries';
+import { keys, useResources, useRuns } from '../api/queries';
 import type { DagRunSummary } from '../api/types';
 import { ErrorBox, Loading } from '../components/query-state';
 import { Sparkline } from '../components/sparkline';
 import { StatusBadge } from '../components/status-badge';
+import { Workers } from '../components/workers-table';
 import { formatTime } from '../lib/format';
 import { useTitle } from '../lib/hooks';
 import { isActive, RUN_STATUSES, toneOf } from '../lib/status';
@@ -40,7 +41,7 @@ export function DashboardPage() {
         {today.data ? <ActiveRuns runs={runs.filter((r) => isActive(r.statusLabel))} /> : null}
       </section>
       <section aria-labelledby="workers-title">
-        <h2 id="workers-title">Workers</h2>
+        <h2 id="workers-title"><Link to="/workers">Workers</Link></h2>
         <Workers />
       </section>
       <section aria-labelledby="resources-title">
@@ -80,33 +81,6 @@ function ActiveRuns({ runs }: { runs: DagRunSummary[] }) {
             <td><Link to={`/dag-runs/${encodeURIComponent(r.name)}/${encodeURIComponent(r.dagRunId)}`}><code>{r.dagRunId}</code></Link></td>
             <td><StatusBadge label={r.statusLabel} /></td>
             <td>{formatTime(r.startedAt || r.queuedAt)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
-
-const HEALTH: Record<string, string> = {
-  WORKER_HEALTH_STATUS_HEALTHY: 'healthy', WORKER_HEALTH_STATUS_WARNING: 'warning', WORKER_HEALTH_STATUS_UNHEALTHY: 'unhealthy',
-};
-
-function Workers() {
-  const workers = useWorkers();
-  if (workers.isPending) return <Loading what="workers" />;
-  if (workers.isError) return <ErrorBox error={workers.error} what="the workers" />;
-  if (workers.data.length === 0) return <p className="muted">No workers.</p>;
-  return (
-    <table className="table" aria-label="Workers">
-      <thead><tr><th scope="col">Worker</th><th scope="col">Health</th><th scope="col">Labels</th><th scope="col">Running</th><th scope="col">Last heartbeat</th></tr></thead>
-      <tbody>
-        {workers.data.map((w) => (
-          <tr key={w.id} data-worker={w.id}>
-            <td><code>{w.id}</code></td>
-            <td>{HEALTH[w.health_status] ?? w.health_status}</td>
-            <td className="small">{Object.entries(w.labels).map(([k, v]) => `${k}=${v}`).join(', ') || '—'}</td>
-            <td className="num">{w.running_tasks.length}</td>
-            <td>{formatTime(w.last_heartbeat)}</td>
           </tr>
         ))}
       </tbody>
