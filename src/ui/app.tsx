@@ -3,6 +3,7 @@ import { Link, Route, Routes } from 'react-router';
 import { LoginPage } from './auth/login-page';
 import { useSession } from './auth/session';
 import { Layout } from './components/layout';
+import { LazyApiKeysPage, LazyUsersPage, LazyWebhooksPage } from './components/lazy-admin';
 import { DagPage } from './pages/dag-page';
 import { DashboardPage } from './pages/dashboard-page';
 import { DagsPage } from './pages/dags-page';
@@ -26,6 +27,9 @@ export function App() {
         <Route path="dag-runs/:name/:dagRunId" element={<RunPage />} />
         <Route path="queues" element={<QueuesPage />} />
         <Route path="workers" element={<WorkersPage />} />
+        <Route path="admin/users" element={<LazyUsersPage />} />
+        <Route path="admin/api-keys" element={<LazyApiKeysPage />} />
+        <Route path="admin/webhooks" element={<LazyWebhooksPage />} />
         <Route path="*" element={<NotFound />} />
       </Route>
     </Routes>

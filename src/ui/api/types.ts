@@ -16,6 +16,9 @@ export type ApiErrorBody = Schemas['Error'];
 export type Role = Schemas['Role'];
 export type Worker = Schemas['Worker'];
 export type Health = Schemas['Health'];
+export type User = Schemas['User'];
+export type ApiKey = Schemas['ApiKey'];
+export type Webhook = Schemas['Webhook'];
 
 /** The step definition fields the graph and tables read (open in the schema). */
 export interface StepFields {

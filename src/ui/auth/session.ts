@@ -58,6 +58,13 @@ class Session {
     this.set({ token, user, needLogin: false });
   }
 
+  /** The session's own user changed (an admin changed their own role): the token stays. */
+  userChanged(user: SessionUser): void {
+    if (!this.state.token || this.state.user?.id !== user.id) return;
+    write(USER_KEY, JSON.stringify(user));
+    this.set({ ...this.state, user });
+  }
+
   /** Forget the token; `needLogin` shows the login page at once (a 401), else on the next 401. */
   loggedOut(needLogin: boolean): void {
     write(TOKEN_KEY, undefined);

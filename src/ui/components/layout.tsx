@@ -1,11 +1,12 @@
 /** The frame of every page: a skip link, the sidebar's navigation, the page in <main>. */
 import { useQueryClient } from '@tanstack/react-query';
 import { NavLink, Outlet } from 'react-router';
-import { session, useSession } from '../auth/session';
+import { session, useCan, useSession } from '../auth/session';
 
 export function Layout() {
   const { user } = useSession();
   const qc = useQueryClient();
+  const admin = useCan('admin');
   const logout = () => {
     session.loggedOut(false);
     void qc.resetQueries();
@@ -22,6 +23,16 @@ export function Layout() {
           <li><NavLink to="/queues">Queues</NavLink></li>
           <li><NavLink to="/workers">Workers</NavLink></li>
         </ul>
+        {admin ? (
+          <div className="sidebar-group">
+            <h2 id="admin-nav" className="sidebar-heading">Admin</h2>
+            <ul aria-labelledby="admin-nav">
+              <li><NavLink to="/admin/users">Users</NavLink></li>
+              <li><NavLink to="/admin/api-keys">API keys</NavLink></li>
+              <li><NavLink to="/admin/webhooks">Webhooks</NavLink></li>
+            </ul>
+          </div>
+        ) : null}
         {user ? (
           <div className="sidebar-user">
             <span className="muted small">{user.username} · {user.role}</span>

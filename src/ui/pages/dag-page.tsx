@@ -19,6 +19,7 @@ import { StartDialog } from './start-dialog';
 import { DagSpec } from './dag-spec';
 import { DagAdmin } from './dag-admin';
 import { RunActions } from '../components/run-actions';
+import { LazyWebhookPanel } from '../components/lazy-admin';
 import type { StartMode } from './start-dialog';
 
 export function DagPage() {
@@ -41,6 +42,12 @@ function DagPageOf({ fileName }: { fileName: string }) {
   return <DagBody fileName={fileName} detail={dag.data} run={run} runPending={latest.isPending} onStarted={setStarted} />;
 }
 
+/** The tab in the address (`?tab=`); the webhook tab is an admin's only (webhooks need admin, SPEC 4.7). */
+function tabOf(tab: string | null, admin: boolean): 'overview' | 'spec' | 'webhook' {
+  if (tab === 'spec') return 'spec';
+  return tab === 'webhook' && admin ? 'webhook' : 'overview';
+}
+
 function DagBody({ fileName, detail, run, runPending, onStarted }: {
   fileName: string; detail: DagDetail; run: DagRunDetail | null; runPending: boolean; onStarted: (dagRunId: string) => void;
 }) {
@@ -48,10 +55,11 @@ function DagBody({ fileName, detail, run, runPending, onStarted }: {
   const stop = useStop();
   const operate = useCan('operator');
   const manage = useCan('manager');
+  const admin = useCan('admin');
   const steps = useMemo(() => (detail.dag.steps ?? []).map(stepFields), [detail]);
   const active = isLive(run);
   const d = detail.dag;
-  const tab = useSearchParams()[0].get('tab') === 'spec' ? 'spec' : 'overview';
+  const tab = tabOf(useSearchParams()[0].get('tab'), admin);
   return (
     <>
       <header className="page-header">
@@ -78,8 +86,11 @@ function DagBody({ fileName, detail, run, runPending, onStarted }: {
       <nav className="tabs" aria-label="DAG views">
         <Link to={{ search: '' }} aria-current={tab === 'overview' ? 'page' : undefined}>Overview</Link>
         <Link to={{ search: '?tab=spec' }} aria-current={tab === 'spec' ? 'page' : undefined}>Spec</Link>
+        {admin ? <Link to={{ search: '?tab=webhook' }} aria-current={tab === 'webhook' ? 'page' : undefined}>Webhook</Link> : null}
       </nav>
-      {tab === 'spec' ? <DagSpec fileName={fileName} /> : (
+      {tab === 'webhook' ? <LazyWebhookPanel fileName={fileName} /> : null}
+      {tab === 'spec' ? <DagSpec fileName={fileName} /> : null}
+      {tab === 'overview' ? (
         <>
           <section aria-labelledby="latest-title">
             <h2 id="latest-title">Latest run</h2>
@@ -91,7 +102,7 @@ function DagBody({ fileName, detail, run, runPending, onStarted }: {
             <HistoryGrid fileName={fileName} />
           </section>
         </>
-      )}
+      ) : null}
       <StartDialog fileName={fileName} detail={detail} open={starting !== undefined} mode={starting ?? 'start'} onClose={() => setStarting(undefined)} onStarted={(id) => { setStarting(undefined); onStarted(id); }} />
     </>
   );
