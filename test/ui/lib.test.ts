@@ -7,6 +7,7 @@ import type { DagListItem } from '../../src/ui/api/types';
 import { parseFrame } from '../../src/ui/api/events';
 import { fileNameProblem } from '../../src/ui/lib/names';
 import { groupQueues } from '../../src/ui/lib/queues';
+import { MIN_WIDTH, timeline } from '../../src/ui/lib/timeline';
 import type { DagRunSummary } from '../../src/ui/api/types';
 
 describe('layoutSteps', () => {
@@ -133,5 +134,27 @@ describe('groupQueues', () => {
       ['free', 'dag', 'unlimited', ['f-1'], []],
       ['solo', 'dag', 1, ['s-1'], []],
     ]);
+  });
+});
+
+describe('timeline', () => {
+  const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+  test('bars from each start to its finish, in percent of the span from the first start to the last end', () => {
+    const t = timeline([
+      { name: 'a', startedAt: at(0), finishedAt: at(10) },
+      { name: 'b', startedAt: at(10), finishedAt: at(20) },
+      { name: 'c', startedAt: '', finishedAt: '' },
+    ], Date.UTC(2026, 0, 1, 1));
+    expect(t.spanMs).toBe(20_000);
+    expect(t.bars.map((b) => [b.name, b.left, b.width, b.open])).toEqual([['a', 0, 50, false], ['b', 50, 50, false], ['c', 0, 0, false]]);
+    expect(t.bars[2]?.fromMs).toBeUndefined();
+  });
+
+  test('an unfinished step runs to now; a very short one keeps a visible width; nothing started is no span', () => {
+    const now = Date.UTC(2026, 0, 1, 0, 0, 100);
+    const t = timeline([{ name: 'long', startedAt: at(0), finishedAt: '' }, { name: 'blink', startedAt: at(50), finishedAt: at(50) }], now);
+    expect(t.bars[0]).toMatchObject({ left: 0, width: 100, open: true, toMs: 100_000 });
+    expect(t.bars[1]).toMatchObject({ left: 50, width: MIN_WIDTH, open: false });
+    expect(timeline([{ name: 'x', startedAt: '', finishedAt: '' }], now).startMs).toBeUndefined();
   });
 });

@@ -149,6 +149,30 @@ describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
     }
   });
 
+  test('the run page\'s timeline: a bar per step from its start to its finish, growing live, labelled', async () => {
+    expect((await t.post('/dags/slow-hello/start', { dagRunId: 'timeline-1' })).status).toBe(200);
+    const p = await page();
+    await p.goto(`${t.url}/dag-runs/slow-hello/timeline-1`);
+    const rows = p.getByRole('list', { name: 'Steps over time' });
+    const waitBar = rows.locator('li[data-step="wait"]').getByRole('img');
+    // While `wait` runs its bar is open (it grows with the clock), and the steps after it have none yet.
+    await rows.locator('li[data-step="wait"][data-status="running"] .timeline-bar.open').waitFor({ timeout: 30_000 });
+    expect(await waitBar.getAttribute('aria-label')).toMatch(/^wait: running, started at \+\d+ms, running for /);
+    await rows.locator('li[data-step="greet"]').getByText('not started').waitFor();
+    await p.locator('.run-summary [data-status="succeeded"]').waitFor({ timeout: 30_000 });
+    await rows.locator('li[data-step="greet"][data-status="succeeded"] .timeline-bar:not(.open)').waitFor();
+    expect(await waitBar.getAttribute('aria-label')).toMatch(/^wait: succeeded, started at \+\d+ms, took [2-9]s/);
+    expect(await rows.locator('li[data-step="greet"]').getByRole('img').getAttribute('aria-label')).toMatch(/^greet: succeeded, started at \+[2-9]s/);
+    // `greet` depends on `wait`: its bar starts where wait's ends, and wait's fills most of the span.
+    const w = (await waitBar.boundingBox())!;
+    const g = (await rows.locator('li[data-step="greet"]').getByRole('img').boundingBox())!;
+    expect(g.x).toBeGreaterThanOrEqual(w.x + w.width - 2);
+    const track = (await rows.locator('li[data-step="wait"] .timeline-track').boundingBox())!;
+    expect(w.width).toBeGreaterThan(track.width / 2);
+    await p.getByRole('region', { name: 'Timeline' }).screenshot({ path: shot('timeline') });
+    await p.context().close();
+  });
+
   test('Stop on the run page stops a running run', async () => {
     expect((await t.post('/dags/slow-hello/start', { dagRunId: 'ui-run-stop' })).status).toBe(200);
     const p = await page();

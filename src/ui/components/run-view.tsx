@@ -13,6 +13,7 @@ import { StepLog } from './step-log';
 import { ApprovalPanel } from './approval';
 import { useCan } from '../auth/session';
 import { RetryStep } from './run-actions';
+import { RunTimeline } from './run-timeline';
 
 /** A hitl step waiting for a decision. */
 const isWaitingApproval = (n: DagRunDetail['nodes'][number]): boolean => n.statusLabel === 'waiting' && (n.step as { type?: string }).type === 'hitl';
@@ -40,8 +41,11 @@ export function useSelectedStep(): [string | undefined, (step: string | undefine
   return [params.get('step') ?? undefined, select];
 }
 
-/** `steps`: the graph's steps (default: the run's own); `run`: null before the DAG's first run. */
-export function RunView({ run, steps }: { run: DagRunDetail | null; steps?: readonly StepFields[] }) {
+/**
+ * `steps`: the graph's steps (default: the run's own); `run`: null before the DAG's first run;
+ * `timeline`: the steps over time between the graph and the table (the run page).
+ */
+export function RunView({ run, steps, timeline = false }: { run: DagRunDetail | null; steps?: readonly StepFields[]; timeline?: boolean }) {
   const [selected, select] = useSelectedStep();
   const decide = useCan('operator');
   const live = isLive(run);
@@ -60,6 +64,7 @@ export function RunView({ run, steps }: { run: DagRunDetail | null; steps?: read
           {run.nodes.filter(isWaitingApproval).map((n) => (!decide ? <p key={n.step.name} className="muted" role="status">Step <code>{n.step.name}</code> waits for an approval.</p> :
             <ApprovalPanel key={n.step.name} name={run.name} dagRunId={run.dagRunId} step={n.step.name} config={(n.step as { config?: Record<string, unknown> }).config ?? {}} />
           ))}
+          {timeline ? <RunTimeline nodes={rows.map((r) => r.node)} now={now} /> : null}
           <NodeTable rows={rows} selected={shown} onSelect={select} now={now} />
           {shown ? <StepLog key={`${run.dagRunId}/${shown}`} name={run.name} dagRunId={run.dagRunId} step={shown} live={live} onClose={() => select(undefined)} actions={<RetryStep run={run} step={shown} />} /> : null}
         </>

@@ -1,4 +1,4 @@
-/** One run (GET /dag-runs/{name}/{dagRunId}): header, Stop, graph, steps and their logs, live. */
+/** One run (GET /dag-runs/{name}/{dagRunId}): header, Stop, graph, timeline, steps and their logs, live. */
 import { Link, useParams } from 'react-router';
 import { useLive } from '../api/live';
 import { useCan } from '../auth/session';
@@ -37,7 +37,7 @@ export function RunPage() {
       {run.data ? (
         <>
           <RunSummary run={run.data} />
-          <RunView run={run.data} />
+          <RunView run={run.data} timeline />
           <OutputsTable run={run.data} />
         </>
       ) : null}
