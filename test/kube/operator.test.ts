@@ -291,3 +291,19 @@ describeCluster('env secrets on the operator: the keys of the Secret SVC_SECRET_
     expect(run.error).toContain('no key NOT_THERE in the Secret svc-step-env');
   });
 });
+
+describeCluster('a large captured output on the operator', () => {
+  const srv = kubeServer();
+  beforeAll(() => srv.start());
+  afterAll(() => srv.stop());
+
+  test('a 500 KB output is kept once in the DagRun status (not three times, over etcd\'s budget): the run succeeds', async () => {
+    srv.dag('bigout', ['steps:', '  - name: big', '    command: sh -c \'head -c 500000 /dev/zero | tr "\\\\0" x\'', '    output: BIG'].join('\n'));
+    const id = await start(srv, 'bigout');
+    const run = await finished(srv, 'bigout', id);
+    expect([run.statusLabel, run.error]).toEqual(['succeeded', '']);
+    expect((await srv.get(`/dag-runs/bigout/${id}/outputs`)).body.outputs.big).toBe('x'.repeat(500_000));
+    const stored = JSON.parse((await kubectl(['get', 'dagruns', '-n', srv.server.namespace!, '-l', `svc.io/dag-run=${id}`, '-o', 'json'])).stdout).items[0];
+    expect(stored.status.run.valueRefs).toEqual({ variables: { BIG: 'big' }, outputs: { big: 'big' } });
+  }, 90_000);
+});

@@ -9,7 +9,8 @@
  * - status.writtenAt: the time of the last status write, to the millisecond
  *   (RunListFilter.writtenBefore: managedFields times have whole seconds only);
  * - the annotation CREATED_AT_ANNOTATION: the creationTimestamp the caller gave (the API server
- *   always sets metadata.creationTimestamp itself, and runs are listed by the caller's time).
+ *   always sets metadata.creationTimestamp itself, and runs are listed by the caller's time);
+ * - status.run.valueRefs: captured values kept once (status-values.ts).
  * All of these are stripped when reading back, so a run reads back as it was written.
  */
 import { BadRequestError } from '../../core/errors.js';
@@ -19,6 +20,7 @@ import type { RunKey } from '../../core/ports/run-store.js';
 import { API_VERSION, isSafeDagName, isValidRunId, type DagRunResource, type DagRunSpec, type DagRunStatus } from '../../core/resources.js';
 import { isNodeDone, runStatusLabel } from '../../core/run/status.js';
 import type { KubeObject } from './client.js';
+import { compactValues, expandValues } from './status-values.js';
 
 export const CREATED_AT_ANNOTATION = 'svc.io/creation-timestamp';
 
@@ -83,6 +85,7 @@ export function progressOf(status: DagRunStatus): string {
 export function storedStatus(key: RunKey, status: DagRunStatus, now: number, maxBytes: number): StoredStatus {
   const stored: StoredStatus = {
     ...status,
+    run: compactValues(status.run),
     phase: runStatusLabel(status.run.status),
     progress: progressOf(status),
     writtenAt: new Date(now).toISOString(),
@@ -154,7 +157,8 @@ export function writtenAt(o: DagRunObject): number {
 export function toRun(o: DagRunObject): DagRunResource {
   const { [CREATED_AT_ANNOTATION]: _given, ...annotations } = o.metadata.annotations ?? {};
   const { stopRequested: _stop, controls: _controls, ...spec } = o.spec!;
-  const { phase: _p, progress: _q, writtenAt: _w, conditions: _c, ...status } = o.status!;
+  const { phase: _p, progress: _q, writtenAt: _w, conditions: _c, ...stored } = o.status!;
+  const status = { ...stored, run: expandValues(stored.run) };
   return structuredClone({
     apiVersion: API_VERSION,
     kind: 'DagRun',
