@@ -95,7 +95,11 @@ export default tseslint.config(
       'max-params': ['error', 6],
       'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
       '@typescript-eslint/no-floating-promises': 'error',
-      'import/no-restricted-paths': ['error', { zones: [zone('ui', except('ui', 'core'), 'the UI reaches the server over HTTP only (pure core code, such as the loader\'s messages, it may share)')] }],
+      'import/no-restricted-paths': ['error', { zones: [
+        zone('ui', except('ui', 'core'), 'the UI reaches the server over HTTP only (pure core code, such as the loader\'s messages, it may share)'),
+        // The admin chunk is loaded lazily: only components/lazy-admin.tsx reaches into it (src/ui/README.md).
+        { target: ['./src/ui/{api,auth,editor,lib,pages}/**', './src/ui/*.tsx', './src/ui/components/!(lazy-admin).tsx'], from: './src/ui/admin', message: 'import the admin pages through components/lazy-admin.tsx (their own chunk)' },
+      ] }],
     },
   },
 );
