@@ -292,6 +292,19 @@ describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
     await p.context().close();
   });
 
+  test('with authentication off: the admin links are there; users and API keys say they need builtin mode', async () => {
+    const p = await page();
+    await p.goto(`${t.url}/`);
+    await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).click();
+    await p.getByRole('alert').filter({ hasText: 'Users exist only with builtin authentication' }).waitFor();
+    await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
+    await p.getByRole('alert').filter({ hasText: 'API keys exist only with builtin authentication' }).waitFor();
+    // Webhooks need no users: their page and the DAG page's tab work.
+    await p.goto(`${t.url}/dags/hello?tab=webhook`);
+    await p.getByRole('region', { name: 'Webhook of hello' }).getByRole('button', { name: 'Create webhook' }).waitFor();
+    await p.context().close();
+  });
+
   test('the runs list: newest first, filters in the address (status, DAG, run id), a run opens its page', async () => {
     for (const [dag, id] of [['hello', 'list-ok-1'], ['hello', 'list-ok-2'], ['locked', 'list-locked']] as const) {
       expect((await t.post(`/dags/${dag}/start`, { dagRunId: id })).status).toBe(200);
