@@ -28,7 +28,7 @@ await build({
   banner: { js: `// svc-cli build ${randomUUID()}\n'use strict';var __svcBundleUrl = require('node:url').pathToFileURL(__filename).href;` },
   define: { 'import.meta.url': '__svcBundleUrl' },
   // The server command is never reached through the bundle (bin/svc.js loads dist/cli/main.js for it).
-  external: ['./server.js', 'ssh2'],
+  external: ['./server.js', 'ssh2', 'openai', '@anthropic-ai/sdk', '@google/genai'],
 });
 
 // One run that goes through loading, validation, variables, outputs and the engine, in a scratch dir.

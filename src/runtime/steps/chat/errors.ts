@@ -28,11 +28,13 @@ export function trackingFetch(): Tracked {
   return t;
 }
 
+/** The innermost cause of a connection failure: its errno code (ECONNREFUSED) or message. */
 function causeText(e: unknown): string {
-  const cause = (e as { cause?: unknown }).cause;
-  if (!(cause instanceof Error)) return '';
-  const code = (cause as NodeJS.ErrnoException).code;
-  return code ? ` (${code})` : ` (${cause.message})`;
+  let inner: unknown = e;
+  for (let i = 0; i < 5 && (inner as { cause?: unknown }).cause instanceof Error; i++) inner = (inner as { cause: Error }).cause;
+  if (inner === e || !(inner instanceof Error)) return '';
+  const code = (inner as NodeJS.ErrnoException).code;
+  return code ? ` (${code})` : ` (${inner.message})`;
 }
 
 /** The failure an error stands for; `hidden` (the API key, the run's secrets) masked out of the message. */

@@ -14,6 +14,7 @@ import type { ProviderClient } from './providers/call.js';
 import { DEFAULT_RETRY, withRetries, type Failure, type RetrySettings } from './retry.js';
 import { chatSettings, type ChatSettings } from './settings.js';
 
+/** A provider's module (and its SDK with it) is loaded by the first step that uses it. */
 const CLIENTS: Record<ChatSettings['provider']['api'], () => Promise<ProviderClient>> = {
   openai: async () => (await import('./providers/openai.js')).completeOpenAI,
   anthropic: async () => (await import('./providers/anthropic.js')).completeAnthropic,

@@ -3,6 +3,7 @@
  * a default. Thinking is adaptive (the model decides how much), with llm.thinking.effort as
  * output_config.effort; thinking text is not part of the reply.
  */
+import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages';
 import { SDK_TIMEOUT_MS, type ProviderCall } from './call.js';
 
@@ -31,7 +32,6 @@ function params(call: ProviderCall): MessageCreateParamsBase {
 }
 
 export async function completeAnthropic(call: ProviderCall): Promise<void> {
-  const { default: Anthropic } = await import('@anthropic-ai/sdk');
   const s = call.settings;
   const client = new Anthropic({
     apiKey: s.apiKey ?? null, authToken: null, baseURL: s.baseURL, webhookKey: null,

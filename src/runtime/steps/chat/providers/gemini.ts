@@ -3,6 +3,7 @@
  * would otherwise read GOOGLE_GEMINI_BASE_URL and friends from the engine's environment), Vertex AI is
  * off, and the SDK does no retries of its own. Thought parts are not part of the reply.
  */
+import { GoogleGenAI } from '@google/genai';
 import type { GenerateContentConfig, GenerateContentParameters, GenerateContentResponse, ThinkingLevel } from '@google/genai';
 import { type ProviderCall } from './call.js';
 
@@ -31,7 +32,6 @@ function textOf(r: GenerateContentResponse): string {
 }
 
 export async function completeGemini(call: ProviderCall): Promise<void> {
-  const { GoogleGenAI } = await import('@google/genai');
   const s = call.settings;
   const ai = new GoogleGenAI({
     apiKey: s.apiKey, vertexai: false, apiVersion: 'v1beta',

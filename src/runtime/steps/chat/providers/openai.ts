@@ -3,6 +3,7 @@
  * (Ollama, llama.cpp, LM Studio, vLLM... all serve this API). The SDK's own retries are off (retry.ts
  * does them) and nothing is read from the engine's environment: the base URL and key are the step's.
  */
+import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { SDK_TIMEOUT_MS, type ProviderCall } from './call.js';
 
@@ -28,7 +29,6 @@ function body(call: ProviderCall): ChatCompletionCreateParamsBase {
 }
 
 export async function completeOpenAI(call: ProviderCall): Promise<void> {
-  const { default: OpenAI } = await import('openai');
   const s = call.settings;
   const client = new OpenAI({
     apiKey: s.apiKey ?? 'unused', baseURL: s.baseURL, organization: null, project: null, webhookSecret: null,
