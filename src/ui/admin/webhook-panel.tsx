@@ -39,7 +39,7 @@ export function WebhookPanel({ fileName }: { fileName: string }) {
       {action.isError ? <ErrorBox error={action.error} /> : null}
       {w === null ? (
         <>
-          <p>{fileName} has no webhook. A webhook starts a run with a POST and its own token (SPEC 4.7), bound to this DAG only.</p>
+          <p>{fileName} has no webhook. A webhook lets another system start a run of this DAG with a POST that carries its token, which works for this DAG only.</p>
           <button type="button" className="primary" disabled={busy} onClick={() => action.mutate({ op: 'create' })}>Create webhook</button>
         </>
       ) : (
