@@ -19,6 +19,8 @@ export class AlreadyExistsError extends DomainError {
 export class BadRequestError extends DomainError {
   constructor(message: string, details?: Record<string, unknown>) { super('bad_request', message, details); }
 }
+/** A run's status is over what its store can hold (a DagRun status near etcd's object limit). */
+export class StatusTooLargeError extends BadRequestError {}
 /** Optimistic concurrency: the resourceVersion moved on; re-read and try again. */
 export class ConflictError extends DomainError {
   constructor(message: string) { super('conflict', message); }

@@ -306,4 +306,12 @@ describeCluster('a large captured output on the operator', () => {
     const stored = JSON.parse((await kubectl(['get', 'dagruns', '-n', srv.server.namespace!, '-l', `svc.io/dag-run=${id}`, '-o', 'json'])).stdout).items[0];
     expect(stored.status.run.valueRefs).toEqual({ variables: { BIG: 'big' }, outputs: { big: 'big' } });
   }, 90_000);
+
+  test('an output the status cannot hold even once ends the run failed, saying why, rather than never saved', async () => {
+    srv.dag('hugeout', ['maxOutputSize: 3000000', 'steps:', '  - name: huge', '    command: sh -c \'head -c 1200000 /dev/zero | tr "\\\\0" y\'', '    output: HUGE'].join('\n'));
+    const id = await start(srv, 'hugeout');
+    const run = await finished(srv, 'hugeout', id);
+    expect(run.statusLabel).toBe('failed');
+    expect(run.error).toMatch(/over the 1048576-byte limit of a DagRun status.*captured values dropped/);
+  }, 90_000);
 });

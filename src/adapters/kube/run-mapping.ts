@@ -13,7 +13,7 @@
  * - status.run.valueRefs: captured values kept once (status-values.ts).
  * All of these are stripped when reading back, so a run reads back as it was written.
  */
-import { BadRequestError } from '../../core/errors.js';
+import { BadRequestError, StatusTooLargeError } from '../../core/errors.js';
 import { dagRunMetadata, dagRunName } from '../../core/naming.js';
 import type { ControlRequest } from '../../core/ports/run-controls.js';
 import type { RunKey } from '../../core/ports/run-store.js';
@@ -92,7 +92,7 @@ export function storedStatus(key: RunKey, status: DagRunStatus, now: number, max
   };
   const bytes = Buffer.byteLength(JSON.stringify(stored));
   if (bytes > maxBytes) {
-    throw new BadRequestError(
+    throw new StatusTooLargeError(
       `the status of run ${key.dagName}/${key.dagRunId} is ${bytes} bytes of JSON, over the ${maxBytes}-byte limit of a DagRun status `
       + '(etcd caps objects near 1.5 MB): keep logs and large outputs in the log store', { ...key, bytes, limit: maxBytes });
   }

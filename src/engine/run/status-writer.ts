@@ -18,6 +18,8 @@
 import type { DagRunResource, DagRunStatus } from '../../core/resources.js';
 import type { EngineDeps } from '../deps.js';
 import { updateStatus } from './status-update.js';
+import { StatusTooLargeError } from '../../core/errors.js';
+import { overflowedStatus } from '../../core/run/overflow.js';
 
 const SPACING_FACTOR = 20;
 /** However slow the last write was (a stalled loop, retries behind API writes), a reader lags at most this. */
@@ -102,9 +104,20 @@ export class StatusWriter {
     }).then(() => { this.lastWrite = this.deps.clock.now(); });
   }
 
-  /** Another writer touched the object (an API request): re-read, re-apply the driver's status. */
-  private save(status: DagRunStatus): Promise<DagRunResource> {
-    return updateStatus(this.deps.store, this.saved, { build: () => status, reread: (k) => this.deps.store.get(k), tries: 7 });
+  /**
+   * Another writer touched the object (an API request): re-read, re-apply the driver's status. A status
+   * the store cannot hold ends the run failed, saying why (overflowedStatus), and the driver stops.
+   */
+  private async save(status: DagRunStatus): Promise<DagRunResource> {
+    const write = (s: DagRunStatus) => updateStatus(this.deps.store, this.saved, { build: () => s, reread: (k) => this.deps.store.get(k), tries: 7 });
+    try {
+      return await write(status);
+    } catch (e) {
+      if (!(e instanceof StatusTooLargeError)) throw e;
+      this.saved = await write(overflowedStatus(status, e.message, new Date(this.deps.clock.now()).toISOString()));
+      this.deps.onChange?.(this.saved);
+      throw e;
+    }
   }
 }
 
