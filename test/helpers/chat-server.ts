@@ -5,7 +5,7 @@
  * - any model: "You said: <last user message>" (in three streamed pieces when streaming);
  * - `flaky`: 503 once (with Retry-After: 0), then as above;
  * - `denied`: 401 with an OpenAI-style error body;
- * - `stall`: streams one piece, then never ends.
+ * - `stall`: streams one piece, then never ends (`stalled` counts those the client closed).
  * Every request is recorded (headers and parsed body).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -19,6 +19,8 @@ export interface ChatRequest {
 export interface ChatServer {
   url: string;
   requests: ChatRequest[];
+  /** Stalled replies whose connection the client closed. */
+  stalled: { closed: number };
   close(): void;
 }
 
@@ -27,7 +29,7 @@ function chunk(model: string, content: string | undefined, finish: string | null
   return `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 }
 
-function answer(req: ChatRequest, res: ServerResponse, flaky: Set<string>): void {
+function answer(req: ChatRequest, res: ServerResponse, flaky: Set<string>, stalled: { closed: number }): void {
   const { model, stream, messages } = req.body;
   if (model === 'denied') {
     res.writeHead(401, { 'content-type': 'application/json' });
@@ -49,7 +51,11 @@ function answer(req: ChatRequest, res: ServerResponse, flaky: Set<string>): void
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  if (model === 'stall') { res.write(chunk(model, 'thinking about it')); return; }
+  if (model === 'stall') {
+    res.on('close', () => { stalled.closed++; });
+    res.write(chunk(model, 'thinking about it'));
+    return;
+  }
   const third = Math.ceil(text.length / 3);
   res.write(chunk(model, undefined));
   for (let i = 0; i < text.length; i += third) res.write(chunk(model, text.slice(i, i + third)));
@@ -60,6 +66,7 @@ function answer(req: ChatRequest, res: ServerResponse, flaky: Set<string>): void
 export async function startChatServer(): Promise<ChatServer> {
   const requests: ChatRequest[] = [];
   const flaky = new Set<string>();
+  const stalled = { closed: 0 };
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (c: Buffer) => { raw += c.toString(); });
@@ -67,13 +74,13 @@ export async function startChatServer(): Promise<ChatServer> {
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') { res.writeHead(404); res.end(); return; }
       const r: ChatRequest = { headers: req.headers, body: JSON.parse(raw) as ChatRequest['body'] };
       requests.push(r);
-      answer(r, res, flaky);
+      answer(r, res, flaky, stalled);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    requests,
+    requests, stalled,
     close: () => { server.closeAllConnections(); server.close(); },
   };
 }

@@ -6,7 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { startChatServer, type ChatServer } from '../helpers/chat-server.js';
 import { runSteps } from '../helpers/steps.js';
+import type { ExecRequest } from '../../src/core/ports/executor.js';
 import { makeChatRunner } from '../../src/runtime/steps/chat/index.js';
+import { startInProcess } from '../../src/runtime/steps/in-process.js';
 
 const fast = { chat: makeChatRunner({ retry: { attempts: 3, baseDelayMs: 20, maxDelayMs: 100, maxRetryAfterMs: 5_000 } }) };
 
@@ -195,6 +197,23 @@ steps:
     expect(r.status).toBe('failed');
     expect(r.node('ask').error).toContain('timed out');
     expect(await r.log('ask')).toBe('thinking about it');
+  });
+
+  test('a stop aborts the request at once: the server sees its connection closed', async () => {
+    const req = {
+      exec: { node: 'ask', attempt: 0 }, step: { name: 'ask', type: 'chat' }, commands: [], shell: [], shellExplicit: false,
+      config: { llm: { provider: 'local', model: 'stall', baseURL: server.url, stream: true }, messages: [{ role: 'user', content: 'hi' }] },
+      env: {}, workingDir: '.', identity: { dagName: 'd', dagRunId: 'r', attemptId: 'a', node: 'ask', attempt: 0 },
+      merged: false, copies: {}, secrets: [], maxOutputSize: 1 << 20, timeoutMs: 0, capture: false,
+    } as unknown as ExecRequest;
+    let out = '';
+    const before = server.stalled.closed;
+    const running = startInProcess(fast.chat, req, async (stream, text) => { if (stream === 'stdout') out += text; });
+    while (out === '') await new Promise((r) => setTimeout(r, 20));
+    running.signal('SIGTERM');
+    expect(await running.result).toMatchObject({ exitCode: 1, signal: 'SIGTERM' });
+    while (server.stalled.closed === before) await new Promise((r) => setTimeout(r, 20));
+    expect(out).toBe('thinking about it');
   });
 
   test('a missing server is a clear error after the retries', async () => {
