@@ -76,6 +76,9 @@ describeWith('chromium', chromiumMissing, 'the admin pages of the web UI', () =>
     expect(await loginStatus('alice', 'alice-password-1')).toBe(200);
 
     await p.getByLabel('Role of alice').selectOption('manager');
+    expect((await userNamed('alice'))?.role).toBe('operator'); // nothing is sent before Save
+    await p.getByRole('button', { name: 'Save the role of alice' }).click();
+    await p.getByRole('button', { name: 'Save the role of alice' }).waitFor({ state: 'detached' });
     await until(async () => (await userNamed('alice'))?.role === 'manager');
 
     await p.getByRole('button', { name: 'Reset the password of alice' }).click();
@@ -99,6 +102,7 @@ describeWith('chromium', chromiumMissing, 'the admin pages of the web UI', () =>
     await selfDelete.getByRole('alert').filter({ hasText: 'you cannot delete your own account' }).waitFor();
     await selfDelete.getByRole('button', { name: 'Cancel' }).click();
     await p.getByLabel('Role of admin').selectOption('viewer');
+    await p.getByRole('button', { name: 'Save the role of admin' }).click();
     await p.getByRole('alert').filter({ hasText: 'this is the last enabled admin' }).waitFor();
     await p.waitForFunction(() => (document.querySelector('select[aria-label="Role of admin"]') as HTMLSelectElement | null)?.value === 'admin');
     expect((await userNamed('admin'))?.role).toBe('admin');
@@ -145,6 +149,7 @@ describeWith('chromium', chromiumMissing, 'the admin pages of the web UI', () =>
     await p.screenshot({ path: shot('admin-api-keys'), fullPage: true });
 
     await p.getByLabel('Role of key deploy-bot').selectOption('viewer');
+    await p.getByRole('button', { name: 'Save the role of key deploy-bot' }).click();
     await until(async () => (await t.req('GET', '/auth/me', undefined, { authorization: `Bearer ${key}` })).body.user?.role === 'viewer');
 
     await p.getByRole('button', { name: 'Revoke deploy-bot' }).click();

@@ -1,5 +1,5 @@
 /**
- * API keys (`/admin/api-keys`, admin; SPEC 4.6): name, description, role (changed in place), key prefix,
+ * API keys (`/admin/api-keys`, admin; SPEC 4.6): name, description, role (changed in place, then Save), key prefix,
  * creation and last use; New API key (name, description, role: the API has no expiry) shows the full key
  * once, with a Copy button; Revoke deletes the key (it stops working at once).
  */
@@ -10,7 +10,7 @@ import { ErrorBox, Loading } from '../components/query-state';
 import { formatTime } from '../lib/format';
 import { useTitle } from '../lib/hooks';
 import { useApiKeys, useCreateApiKey, useDeleteApiKey, useUpdateApiKey } from './api';
-import { AdminError, AdminOnly, RoleSelect } from './common';
+import { AdminError, AdminOnly, RoleEditor, RoleSelect } from './common';
 import { SecretOnce } from './secret';
 
 export function ApiKeysPage() {
@@ -44,8 +44,8 @@ function ApiKeys() {
               <tr key={k.id} data-key={k.name}>
                 <th scope="row">{k.name}{k.description ? <div className="muted small">{k.description}</div> : null}</th>
                 <td>
-                  <RoleSelect label={`Role of key ${k.name}`} value={update.isPending && update.variables.keyId === k.id ? update.variables.role : k.role}
-                    disabled={update.isPending} onChange={(role) => update.mutate({ keyId: k.id, role })} />
+                  <RoleEditor key={k.role} label={`key ${k.name}`} role={k.role} busy={update.isPending}
+                    save={(role, done) => update.mutate({ keyId: k.id, role }, { onSettled: done })} />
                 </td>
                 <td><code>{k.keyPrefix}…</code></td>
                 <td className="nowrap">{formatTime(k.createdAt)}</td>

@@ -1,5 +1,5 @@
 /** What the admin pages share: the admin-only gate, a role picker, and builtin-mode detection. */
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { ApiError } from '../api/client';
 import type { Role } from '../api/types';
 import { useCan } from '../auth/session';
@@ -35,5 +35,26 @@ export function RoleSelect({ id, value, label, disabled, onChange }: { id?: stri
     <select id={id} aria-label={label} value={value} disabled={disabled} onChange={(e) => onChange(e.target.value as Role)}>
       {ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
     </select>
+  );
+}
+
+/**
+ * A stored role and a menu to change it, saved by its own button: moving through a closed menu with the
+ * arrow keys changes its value, which must not send a request per step. `save` calls `done` once the
+ * server has answered, so a refused change goes back to the stored role.
+ */
+export function RoleEditor({ label, role, busy, save }: { label: string; role: Role; busy: boolean; save: (role: Role, done: () => void) => void }) {
+  const [draft, setDraft] = useState(role);
+  const changed = draft !== role;
+  return (
+    <span className="role-editor">
+      <RoleSelect label={`Role of ${label}`} value={draft} disabled={busy} onChange={setDraft} />
+      {changed ? (
+        <>
+          <button type="button" className="primary" disabled={busy} aria-label={`Save the role of ${label}`} onClick={() => save(draft, () => setDraft(role))}>Save</button>
+          <button type="button" className="ghost" disabled={busy} aria-label={`Keep the role of ${label}`} onClick={() => setDraft(role)}>Cancel</button>
+        </>
+      ) : null}
+    </span>
   );
 }

@@ -1,5 +1,5 @@
 /**
- * Users (`/admin/users`, admin; SPEC 4.2): each user's role (changed in place), state and sign-in kind;
+ * Users (`/admin/users`, admin; SPEC 4.2): each user's role (changed in place, then Save), state and sign-in kind;
  * New user, Reset password, Disable/Enable, Delete. The server keeps the rules (an admin cannot delete
  * or disable their own account, the last enabled admin stays one): when it refuses, its message is shown.
  */
@@ -11,7 +11,7 @@ import { ErrorBox, Loading } from '../components/query-state';
 import { formatTime } from '../lib/format';
 import { useTitle } from '../lib/hooks';
 import { useCreateUser, useDeleteUser, useResetPassword, useSetDisabled, useSetRole, useUsers } from './api';
-import { AdminError, AdminOnly, RoleSelect } from './common';
+import { AdminError, AdminOnly, RoleEditor, RoleSelect } from './common';
 
 const MIN_PASSWORD = 8;
 
@@ -49,8 +49,8 @@ function Users() {
               <tr key={u.id} data-user={u.username}>
                 <th scope="row">{u.username}{u.id === me?.id ? <span className="muted small"> (you)</span> : null}{u.email ? <div className="muted small">{u.email}</div> : null}</th>
                 <td>
-                  <RoleSelect label={`Role of ${u.username}`} value={setRole.isPending && setRole.variables.userId === u.id ? setRole.variables.role : u.role}
-                    disabled={setRole.isPending} onChange={(role) => { setDisabled.reset(); setRole.mutate({ userId: u.id, role }); }} />
+                  <RoleEditor key={u.role} label={u.username} role={u.role} busy={setRole.isPending}
+                    save={(role, done) => { setDisabled.reset(); setRole.mutate({ userId: u.id, role }, { onSettled: done }); }} />
                 </td>
                 <td>{u.isDisabled ? <span className="badge tone-fail">disabled</span> : <span className="badge tone-ok">enabled</span>}</td>
                 <td className="small">{u.authProvider}{u.hasPassword ? '' : ', no password'}</td>
