@@ -2,6 +2,7 @@
  * A backend: where state lives and who runs the steps. The server is wired from one, whichever it is
  * (ARCHITECTURE "The two backends"): the engine's ports, the DAG store, the auth and webhook records.
  */
+import type { DagDefinition } from '../core/spec/types.js';
 import type { StoredApiKey, StoredUser } from '../core/ports/auth-stores.js';
 import type { DagStore } from '../core/ports/dag-store.js';
 import type { RecordCollection } from '../core/ports/records.js';
@@ -33,6 +34,8 @@ export interface Backend {
    * server only creates and reads resources.
    */
   drives: boolean;
+  /** What this backend cannot run, for a DAG the spec's rules accept (kubernetes: a status over a DagRun's budget). */
+  dagLimits?(def: DagDefinition): string | undefined;
   /** The kubernetes backend's namespace. */
   namespace?: string;
   /** Where steps run, when that is not this process (kubernetes: the Nodes). */

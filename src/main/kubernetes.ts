@@ -4,6 +4,8 @@
  * files on a volume every replica mounts (SVC_DATA_DIR). Stateless: any number of replicas. This process
  * runs no steps and drives no runs: the runs it creates wait for the operator.
  */
+import { statusFloorProblem } from '../core/run/status-floor.js';
+import { DEFAULT_MAX_STATUS_BYTES } from '../adapters/kube/run-mapping.js';
 import { join } from 'node:path';
 import { apiProblem, defaultNamespace, loadKubeConfig, Secrets } from '../adapters/kube/client.js';
 import { DomainError } from '../core/errors.js';
@@ -64,6 +66,7 @@ export async function kubernetesBackend(config: Config, log: EngineLogger, hooks
   const nodes = new KubeNodes(kc, namespace);
   return {
     name: 'kubernetes', engine, dags, namespace, drives: false,
+    dagLimits: (def) => statusFloorProblem(def, DEFAULT_MAX_STATUS_BYTES),
     workers: async () => (await nodes.list()).map((n) => ({
       id: n.name, labels: n.labels, ...(n.heartbeatAt ? { heartbeatAt: n.heartbeatAt } : {}),
       running: n.steps.map((s) => ({ dagName: s.identity.dagName, dagRunId: s.identity.dagRunId, startedAt: s.startedAt })),

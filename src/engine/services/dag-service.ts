@@ -3,6 +3,7 @@
  * validate, search and tags. Input checks live here so every caller (API, CLI later) gets them.
  */
 import { BadRequestError } from '../../core/errors.js';
+import type { DagDefinition } from '../../core/spec/types.js';
 import type { DagStore } from '../../core/ports/dag-store.js';
 import type { DagSource } from '../../core/ports/engine-ports.js';
 import { checkSpecSize } from '../../core/spec/limits.js';
@@ -45,7 +46,14 @@ export function checkSpec(spec: unknown, required = true): string | undefined {
 
 export class DagService implements DagsApi {
   /** `find`: the DAGs sub-DAG calls reach (for call cycles); without it only the text itself is checked. */
-  constructor(private readonly store: DagStore, readonly catalog: StoreDagCatalog, private readonly find?: DagSource['find']) {}
+  /**
+   * `limits`: what the backend cannot run, on top of the spec's rules (kubernetes: a DAG whose run status
+   * cannot fit a DagRun), as problems of the DAG and its local sub-DAGs.
+   */
+  constructor(
+    private readonly store: DagStore, readonly catalog: StoreDagCatalog, private readonly find?: DagSource['find'],
+    private readonly limits?: (def: DagDefinition) => string | undefined,
+  ) {}
 
   /** POST /dags: validates the spec first; AlreadyExistsError when the fileName is taken. */
   async create(name: unknown, spec: unknown): Promise<string> {
@@ -99,8 +107,19 @@ export class DagService implements DagsApi {
     if (name !== undefined && typeof name !== 'string') throw new BadRequestError('name must be a string');
     const fileName = name === undefined || name === '' ? VALIDATE_DEFAULT_NAME : name.slice(0, 200);
     const file = loadDagText(text, { fileName });
-    const errors = file.errors.length > 0 || !this.find ? file.errors : await callCycleErrors(parseDagText(text, fileName), this.find);
+    if (file.errors.length > 0) return { valid: false, errors: file.errors, dag: file.dag };
+    const parsed = parseDagText(text, fileName);
+    const errors = [...(this.find ? await callCycleErrors(parsed, this.find) : []), ...this.limitProblems(parsed)];
     return { valid: errors.length === 0, errors, dag: file.dag };
+  }
+
+  private limitProblems(parsed: ReturnType<typeof parseDagText>): string[] {
+    if (!this.limits) return [];
+    const all = [parsed.definition, ...Object.values(parsed.localDags)];
+    return all.flatMap((def) => {
+      const p = this.limits!(def);
+      return p === undefined ? [] : [def === parsed.definition ? p : `local DAG ${def.name}: ${p}`];
+    });
   }
 
   /** Case-insensitive literal search in every DAG text; each match with up to 2 lines of context each side. */

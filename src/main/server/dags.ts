@@ -20,7 +20,7 @@ export interface DagsArea extends AreaParts {
 export async function wireDags(base: ServerBase): Promise<DagsArea> {
   const store = base.backend.dags;
   const catalog = new StoreDagCatalog(store);
-  const service = new DagService(store, catalog, (name) => base.engine.dags.find(name));
+  const service = new DagService(store, catalog, (name) => base.engine.dags.find(name), base.backend.dagLimits?.bind(base.backend));
   const history = new DagHistory(base.runs, base.engine.store, base.engine.clock);
   base.events.on((run) => history.invalidate(run.spec.dagName));
   return {

@@ -112,6 +112,18 @@ describe('POST /dags/validate (always 200 for a spec)', () => {
     expect(r.body).toHaveProperty('dag');
   });
 
+  test('5,000 steps: fine embedded; on kubernetes its run status could not fit a DagRun, and validation says so', async () => {
+    const spec = `steps:\n${Array.from({ length: 5000 }, (_, i) => `  - name: s${i}\n    command: "true"\n`).join('')}`;
+    const r = await srv.post('/dags/validate', { spec, name: 'wide' });
+    if (!srv.kube) {
+      expect(r.body).toMatchObject({ valid: true, errors: [] });
+      return;
+    }
+    expect(r.body.valid).toBe(false);
+    expect(r.body.errors).toEqual([expect.stringMatching(/this DAG's 5000 steps alone make a run status of about \d+ bytes, over the 1048576-byte limit of a DagRun status.*split it into sub-DAGs/)]);
+    expect((await srv.post('/dags', { name: 'wide', spec })).status).toBe(400);
+  });
+
   test.each([['missing spec', {}], ['spec not a string', { spec: 1 }], ['name not a string', { spec: 'steps: []', name: [] }]])(
     'a request that is not one: 400 (%s)', async (_w, body) => {
       const r = await srv.post('/dags/validate', body);
