@@ -170,6 +170,11 @@ describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
     const track = (await rows.locator('li[data-step="wait"] .timeline-track').boundingBox())!;
     expect(w.width).toBeGreaterThan(track.width / 2);
     await p.getByRole('region', { name: 'Timeline' }).screenshot({ path: shot('timeline') });
+    // A step's name in the timeline opens its logs, as in the graph and the table.
+    await rows.locator('li[data-step="complain"]').getByRole('button', { name: 'complain' }).click();
+    await p.getByRole('button', { name: 'stderr' }).click();
+    await expectLog(p, 'stderr', 'mind the world');
+    expect(p.url()).toMatch(/\?step=complain$/);
     await p.context().close();
   });
 

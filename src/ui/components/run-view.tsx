@@ -64,7 +64,7 @@ export function RunView({ run, steps, timeline = false }: { run: DagRunDetail | 
           {run.nodes.filter(isWaitingApproval).map((n) => (!decide ? <p key={n.step.name} className="muted" role="status">Step <code>{n.step.name}</code> waits for an approval.</p> :
             <ApprovalPanel key={n.step.name} name={run.name} dagRunId={run.dagRunId} step={n.step.name} config={(n.step as { config?: Record<string, unknown> }).config ?? {}} />
           ))}
-          {timeline ? <RunTimeline nodes={rows.map((r) => r.node)} now={now} /> : null}
+          {timeline ? <RunTimeline nodes={rows.map((r) => r.node)} now={now} selected={shown} onSelect={select} /> : null}
           <NodeTable rows={rows} selected={shown} onSelect={select} now={now} />
           {shown ? <StepLog key={`${run.dagRunId}/${shown}`} name={run.name} dagRunId={run.dagRunId} step={shown} live={live} onClose={() => select(undefined)} actions={<RetryStep run={run} step={shown} />} /> : null}
         </>
