@@ -1,5 +1,5 @@
 /**
- * The `chat` step type (SPEC 2.6): sends the step's conversation (conversation.ts) to its provider and
+ * The `chat` step type (SPEC 2.6): sends the step's conversation (messages.ts) to its provider and
  * prints the reply on the step's stdout as it arrives, so logs and the UI show it live and `output:`
  * captures the whole text. Providers: openai, anthropic, gemini, openrouter and local (with aliases of
  * the usual local runtimes), each through its official SDK, loaded on the first chat step. Transient
