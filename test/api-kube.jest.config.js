@@ -2,15 +2,15 @@
  * The REST API suite on the kubernetes backend (one suite, two backends): these test files run a second
  * time with SVC_TEST_BACKEND=kubernetes, each server in a fresh namespace of the shared test bed, with an
  * operator running its runs' steps as Pods. Not here: what only the embedded backend has (the data
- * directory's health, its exec records at shutdown, files holding the auth records: auth/secrets reads
- * them), and GET /workers, which on kubernetes comes from Nodes (not built yet).
+ * directory's health, its exec records at shutdown), and GET /workers, which on kubernetes comes from
+ * Nodes (tested on the test bed in test/kube).
  */
 import { base } from '../jest.config.js';
 
 export const KUBE_API_TESTS = [
   'api/contract/routes', 'api/contract/dags', 'api/dags/collection', 'api/dags/list',
   'api/auth/users', 'api/auth/api-keys', 'api/auth/brute-force', 'api/system/resources',
-  'api/auth/modes', 'api/auth/role-matrix', 'api/auth/audit', 'api/auth/oidc', 'api/contract/auth', 'api/dags/dag', 'api/contract/system',
+  'api/auth/modes', 'api/auth/role-matrix', 'api/auth/audit', 'api/auth/oidc', 'api/auth/secrets', 'api/contract/auth', 'api/dags/dag', 'api/contract/system',
   'api/runs/start', 'api/runs/manage', 'api/runs/list', 'api/runs/results', 'api/runs/restart', 'api/runs/queue', 'api/runs/approval', 'api/runs/robustness',
   'api/runs/scheduler', 'api/runs/subdag-limits', 'api/contract/runs', 'api/dags/runs', 'api/system/metrics', 'api/system/webhooks', 'api/system/remote-node',
   'api/events/events',

@@ -45,11 +45,16 @@ export class TestServer {
     await this.kube?.settled();
     const env = await this.configEnv();
     const config = loadConfig(env);
-    const log = consoleLogger(process.env.SVC_TEST_LOG ?? 'error');
+    const log = this.logger();
     this.server = await startServer(config, log);
     // On the kubernetes backend, runs execute as they do in a cluster: an operator runs their steps as Pods.
     if (this.kube && env.SVC_TEST_OPERATOR !== 'off') this.operator = await this.kube.operator(config, env, log);
     return this;
+  }
+
+  /** The server's (and its operator's) logger. */
+  protected logger(): EngineLogger {
+    return consoleLogger(process.env.SVC_TEST_LOG ?? 'error');
   }
 
   /** The in-process operator of the kubernetes backend (its steps run as Pods on the test bed). */

@@ -1,6 +1,5 @@
 /** Servers in builtin mode and small helpers for the authentication tests. */
-import { loadConfig } from '../../../src/config/config.js';
-import { startServer } from '../../../src/main/server.js';
+import type { EngineLogger } from '../../../src/core/ports/engine-ports.js';
 import { consoleLogger } from '../../../src/observability/console-logger.js';
 import { TestServer, type Reply } from '../../helpers/server.js';
 
@@ -44,9 +43,7 @@ export function expectError(r: Reply, status: number, code: string): void {
 export class CapturingServer extends TestServer {
   readonly logs: string[] = [];
 
-  override async start(): Promise<this> {
-    const config = loadConfig(await this.configEnv());
-    this.server = await startServer(config, consoleLogger('debug', (l) => void this.logs.push(l)));
-    return this;
+  protected override logger(): EngineLogger {
+    return consoleLogger('debug', (l) => void this.logs.push(l));
   }
 }

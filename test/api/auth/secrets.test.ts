@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually, type Reply } from '../../helpers/server.js';
+import { kubectl } from '../../testbed/helpers.js';
 import { ADMIN_PASSWORD, bearer, CapturingServer, SECRET } from './harness.js';
 
 const STATIC = 'static-token-never-shown-42';
@@ -86,13 +87,28 @@ test('no log line carries a secret', () => {
   for (const s of secrets) expect([s, text.includes(s)]).toEqual([s, false]);
 });
 
-test('no stored file (users, API keys, webhooks, audit, runs, logs, outputs.json) carries a secret', () => {
-  const all = files(srv.dataDir);
-  expect(all.some((f) => f.endsWith('outputs.json'))).toBe(true);
-  expect(all.some((f) => f.includes(`${join('audit', 'audit-')}`))).toBe(true);
-  expect(all.some((f) => f.endsWith('users.json'))).toBe(true);
-  for (const f of all) {
-    const text = readFileSync(f, 'utf8');
+/**
+ * Everything stored: the data directory's files (embedded: all state; kubernetes: the logs, outputs and
+ * audit the test processes keep there), and on kubernetes the auth Secrets, Dags and DagRuns.
+ */
+async function stored(): Promise<Array<[string, string]>> {
+  const local = files(srv.dataDir).map((f): [string, string] => [f, readFileSync(f, 'utf8')]);
+  if (!srv.kube) return local;
+  const records = await Promise.all((['users', 'api-keys', 'webhooks'] as const).map(async (k): Promise<[string, string]> => [`Secret svc-${k}`, await srv.storedRecords(k)]));
+  const objects = await Promise.all(['dags', 'dagruns'].map(async (kind): Promise<[string, string]> => [kind, (await kubectl(['get', kind, '-n', srv.server.namespace!, '-o', 'json'])).stdout]));
+  return [...local, ...records, ...objects];
+}
+
+test('nothing stored (users, API keys, webhooks, audit, runs, logs, outputs.json; Secrets and resources on kubernetes) carries a secret', async () => {
+  const all = await stored();
+  const names = all.map(([n]) => n);
+  expect(names.some((f) => f.endsWith('outputs.json'))).toBe(true);
+  expect(names.some((f) => f.includes(`${join('audit', 'audit-')}`))).toBe(true);
+  if (srv.kube) {
+    expect(all.find(([n]) => n === 'Secret svc-users')![1]).toContain('"username":"sam"');
+    expect(all.find(([n]) => n === 'dagruns')![1]).toContain('hooked-run');
+  } else expect(names.some((f) => f.endsWith('users.json'))).toBe(true);
+  for (const [f, text] of all) {
     for (const s of secrets) expect([f, s, text.includes(s)]).toEqual([f, s, false]);
   }
 });
