@@ -168,3 +168,11 @@ export function loadAuditEnabled(env: Env, file: File, fail: (message: string) =
     throw fail((e as Error).message);
   }
 }
+
+/** SVC_AUDIT_SINK (audit.sink): `file` (default; <dataDir>/audit) or `stdout` (JSON lines a cluster's log collector keeps). */
+export function loadAuditSink(env: Env, file: File, fail: (message: string) => Error): 'file' | 'stdout' {
+  const v = text(env.SVC_AUDIT_SINK) ?? at(file, 'audit.sink');
+  if (v === undefined || v === '') return 'file';
+  if (v === 'file' || v === 'stdout') return v;
+  throw fail(`SVC_AUDIT_SINK: "${String(v)}" must be file or stdout`);
+}

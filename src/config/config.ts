@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parseDurationMs } from '../core/spec/blocks.js';
 import { DEFAULT_MAX_CALL_DEPTH } from '../core/spec/calls.js';
-import { loadAuditEnabled, loadAuthConfig, type AuthConfig } from './auth-config.js';
+import { loadAuditEnabled, loadAuditSink, loadAuthConfig, type AuthConfig } from './auth-config.js';
 import { bool, ConfigError, text } from './values.js';
 
 /** SVC_LOG_LEVEL's values, least severe first. */
@@ -57,6 +57,8 @@ export interface Config {
   auth: AuthConfig;
   /** SVC_AUDIT_ENABLED (true): security events appended to <dataDir>/audit/. */
   auditEnabled: boolean;
+  /** SVC_AUDIT_SINK: where audit entries go, `file` (<dataDir>/audit, default) or `stdout` (JSON lines). */
+  auditSink: 'file' | 'stdout';
   /** SVC_TZ: time zone for cron schedules without CRON_TZ (default: the system's). */
   tz?: string;
   /** The process environment, passed to the engine (which filters it for steps). */
@@ -187,7 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     queuesEnabled: bool('SVC_QUEUE_ENABLED', env.SVC_QUEUE_ENABLED ?? file.queuesEnabled, true),
     forkServer: bool('SVC_FORK_SERVER', env.SVC_FORK_SERVER ?? file.forkServer, true),
     queues, remoteNodes, ...(tz ? { tz } : {}), ...auth, systemEnv, version: SVC_VERSION,
-    auth: loadAuthConfig(env, file, fail), auditEnabled: loadAuditEnabled(env, file, fail),
+    auth: loadAuthConfig(env, file, fail), auditEnabled: loadAuditEnabled(env, file, fail), auditSink: loadAuditSink(env, file, fail),
     backend: backendOf(pick('SVC_BACKEND', 'backend')), ...(namespace ? { namespace } : {}), ...(kubeconfig ? { kubeconfig } : {}),
     ...(webhookCertDir ? { webhookCertDir: resolve(webhookCertDir) } : {}), webhookPort: port(pick('SVC_WEBHOOK_PORT', 'webhookPort'), 'SVC_WEBHOOK_PORT', 9443),
     maxCallDepth: positiveInt('SVC_MAX_CALL_DEPTH', pick('SVC_MAX_CALL_DEPTH', 'maxCallDepth'), DEFAULT_MAX_CALL_DEPTH),

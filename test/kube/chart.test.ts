@@ -155,6 +155,8 @@ describeTools('the Helm chart', ['helm', 'kubeconform'], () => {
     const operator = all.find((o) => o.kind === 'Deployment' && o.metadata.name === 'demo-svc-operator');
     const env = Object.fromEntries(operator.spec.template.spec.containers[0].env.map((e: Obj) => [e.name, e.value ?? e.valueFrom]));
     expect(env.SVC_STEP_SERVICE_ACCOUNT).toBe('demo-svc-steps');
+    const api = all.find((o) => o.kind === 'Deployment' && o.metadata.name === 'demo-svc-api');
+    expect(api.spec.template.spec.containers[0].env).toContainEqual({ name: 'SVC_AUDIT_SINK', value: 'stdout' });
     for (const d of all.filter((o) => o.kind === 'Deployment')) {
       const sc = d.spec.template.spec.containers[0].securityContext;
       expect([d.metadata.name, sc.readOnlyRootFilesystem, sc.runAsNonRoot, sc.allowPrivilegeEscalation]).toEqual([d.metadata.name, true, true, false]);

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { FileAuditLog } from '../../adapters/auth/file-audit-log.js';
+import { StreamAuditLog } from '../../adapters/auth/stream-audit-log.js';
 import { RecordApiKeyStore } from '../../auth/stores/api-key-records.js';
 import { RecordUserStore } from '../../auth/stores/user-records.js';
 import { apiKeysRouter } from '../../api/auth/api-keys.js';
@@ -82,7 +83,8 @@ function warnings(base: ServerBase): void {
 export async function wireAuth(base: ServerBase, print: Print = stdout): Promise<AuthArea> {
   const { config, log } = base;
   warnings(base);
-  const audit = new Auditor(config.auditEnabled ? FileAuditLog.under(config.dataDir) : undefined, (m, f) => log.warn(m, f));
+  const sink = config.auditSink === 'stdout' ? new StreamAuditLog((line) => void process.stdout.write(line)) : FileAuditLog.under(config.dataDir);
+  const audit = new Auditor(config.auditEnabled ? sink : undefined, (m, f) => log.warn(m, f));
   const b = config.auth.mode === 'none' ? undefined : await builtin(base, audit, print);
   const statics: StaticCredentials = { ...(config.authToken ? { token: config.authToken } : {}), ...(config.authBasic ? { basic: config.authBasic } : {}) };
   const authenticator = new Authenticator({

@@ -1,4 +1,5 @@
 /** The audit trail (SPEC 6 item 6): security events as JSON lines; SVC_AUDIT_ENABLED=false writes none. */
+import { jest } from '@jest/globals';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually, type TestServer } from '../../helpers/server.js';
@@ -70,6 +71,25 @@ test('SVC_AUDIT_ENABLED=false: no audit file', async () => {
     await srv.req('POST', '/auth/login', { username: 'admin', password: 'nope-nope' });
     expect(auditLines(srv)).toEqual([]);
   } finally {
+    await srv.stop();
+  }
+});
+
+test('SVC_AUDIT_SINK=stdout (the chart sets it on Kubernetes): JSON lines on stdout, marked, no file', async () => {
+  const written: string[] = [];
+  const spy = jest.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array) => { written.push(String(chunk)); return true; }) as typeof process.stdout.write);
+  const srv = await builtinServer({ SVC_AUDIT_SINK: 'stdout' }).start();
+  try {
+    await srv.req('POST', '/auth/login', { username: 'admin', password: 'not-this-one' });
+    const lines = await eventually(async () => {
+      const audit = written.join('').split('\n').filter((l) => l.startsWith('{"kind":"svc-audit"')).map((l) => JSON.parse(l));
+      return audit.some((l) => l.action === 'auth.login') && audit;
+    }, 'an audit line on stdout');
+    expect(lines.find((l) => l.action === 'auth.login')).toMatchObject({ kind: 'svc-audit', actor: 'admin', outcome: 'failure', time: expect.any(String) });
+    expect(written.join('')).not.toContain('not-this-one');
+    expect(auditLines(srv)).toEqual([]);
+  } finally {
+    spy.mockRestore();
     await srv.stop();
   }
 });
