@@ -20,6 +20,7 @@ test.each([
   [{ ...builtin, SVC_AUTH_ADMIN_PASSWORD: 'short' }, 'at least 8'],
   [{ ...builtin, SVC_AUTH_ADMIN_USERNAME: '../root' }, 'not a valid username'],
   [{ ...base, SVC_AUDIT_ENABLED: 'maybe' }, 'true or false'],
+  [{ ...base, SVC_AUDIT_SINK: 'syslog' }, 'SVC_AUDIT_SINK: "syslog" must be file or stdout'],
   [{ ...builtin, SVC_AUTH_MODE: 'oidc' }, 'needs the OIDC settings'],
   [{ ...builtin, SVC_AUTH_OIDC_CLIENT_ID: 'a', SVC_AUTH_OIDC_CLIENT_SECRET: 'b', SVC_AUTH_OIDC_CLIENT_URL: 'ftp://x', SVC_AUTH_OIDC_ISSUER: 'https://idp' }, 'http(s) URL'],
   [{ ...builtin, SVC_AUTH_OIDC_CLIENT_ID: 'a', SVC_AUTH_OIDC_CLIENT_SECRET: 'b', SVC_AUTH_OIDC_CLIENT_URL: 'http://x', SVC_AUTH_OIDC_ISSUER: 'https://idp', SVC_AUTH_OIDC_DEFAULT_ROLE: 'root' }, 'not a role'],
