@@ -1207,12 +1207,12 @@ export type components = {
         /** @enum {string} */
         RunStatusLabel: "not_started" | "running" | "failed" | "aborted" | "succeeded" | "queued" | "partially_succeeded" | "waiting" | "rejected";
         /**
-         * @description 0 not_started, 1 running, 2 failed, 3 aborted, 4 succeeded, 5 skipped, 7 waiting, 8 rejected
+         * @description 0 not_started, 1 running, 2 failed, 3 aborted, 4 succeeded, 5 skipped, 6 partially_succeeded (a sub-DAG step whose run partially succeeded), 7 waiting, 8 rejected
          * @enum {integer}
          */
-        NodeStatus: 0 | 1 | 2 | 3 | 4 | 5 | 7 | 8;
+        NodeStatus: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
         /** @enum {string} */
-        NodeStatusLabel: "not_started" | "running" | "failed" | "aborted" | "succeeded" | "skipped" | "waiting" | "rejected";
+        NodeStatusLabel: "not_started" | "running" | "failed" | "aborted" | "succeeded" | "skipped" | "partially_succeeded" | "waiting" | "rejected";
         Health: {
             /** @enum {string} */
             status: "healthy" | "unhealthy";

@@ -13,6 +13,8 @@ let api: CheckedClient;
 const ONE = 'steps:\n  - name: greet\n    command: echo hi\n    output: GREETING\n';
 const SLOW = 'steps:\n  - name: nap\n    command: sleep 30\n';
 const PARENT = 'steps:\n  - name: call\n    call: child\n---\nname: child\nsteps:\n  - name: inner\n    command: echo inner\n';
+/** Its call step ends partially_succeeded (6): the child's soft failure. */
+const PARTIAL = 'steps:\n  - name: call\n    call: child\n---\nname: child\nsteps:\n  - name: soft\n    command: "false"\n    continueOn: { failure: true }\n  - name: ok\n    command: "true"\n';
 const GATE = 'steps:\n  - name: gate\n    type: hitl\n    config:\n      prompt: Go?\n      input: [REASON]\n      required: [REASON]\n  - name: after\n    command: echo $REASON\n    depends: gate\n';
 const INLINE = 'name: inline\nmaxActiveRuns: 1\nsteps:\n  - name: s\n    command: "true"\n';
 
@@ -24,6 +26,7 @@ beforeAll(async () => {
   t.dag('one', ONE);
   t.dag('slow', SLOW);
   t.dag('parent', PARENT);
+  t.dag('partial', PARTIAL);
   t.dag('gate', GATE);
   await t.start();
   c = await Contract.load(t);
@@ -50,6 +53,8 @@ describe('run operations conform to the document', () => {
     const subs = (await api.get(`/dag-runs/parent/${p.body.dagRun.dagRunId}/sub-dag-runs`)).body.subRuns;
     expect(subs).toHaveLength(1);
     expect((await api.get(`/dag-runs/parent/${p.body.dagRun.dagRunId}/sub-dag-runs/${subs[0].dagRunId}/spec`)).body.name).toBe('child');
+    const partial = (await api.post('/dags/partial/start-sync', { timeout: 30 })).body.dagRun;
+    expect(partial.nodes[0]).toMatchObject({ status: 6, statusLabel: 'partially_succeeded' });
   });
 
   test('inline runs and enqueue, dequeue, capacity conflicts', async () => {
