@@ -1,5 +1,7 @@
 /** `svc kube manifest <file> [--namespace <ns>]`: the Dag manifest of a DAG file, for kubectl apply and GitOps. */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { BadRequestError } from '../core/errors.js';
+import { checkSpecSize } from '../core/spec/limits.js';
 import { basename } from 'node:path';
 import { dagManifest, manifestText } from '../main/kube.js';
 import { flag, UsageError, type Args } from './args.js';
@@ -12,9 +14,11 @@ export async function kubeCommand(ctx: CliContext, args: Args): Promise<number> 
   if (sub !== 'manifest' || !file) throw new UsageError(USAGE);
   let text: string;
   try {
+    // The limit the API and the admission webhook apply (512 KiB): a manifest they would refuse is not printed.
+    checkSpecSize(`DAG file ${file}`, (await stat(file)).size);
     text = await readFile(file, 'utf8');
   } catch (e) {
-    ctx.io.err(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}\n`);
+    ctx.io.err(e instanceof BadRequestError ? `${e.message}\n` : `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}\n`);
     return 1;
   }
   const fileName = basename(file).replace(/\.ya?ml$/, '');

@@ -20,9 +20,10 @@ afterAll(() => srv.stop());
 describe('a spec at the limit: accepted by the CLI and the API', () => {
   const spec = specOf(MAX_SPEC_BYTES);
 
-  test('svc validate and svc start', async () => {
+  test('svc validate, svc kube manifest and svc start', async () => {
     const file = sb.dag('at-limit', spec);
     expect((await sb.run(['validate', file])).code).toBe(0);
+    expect((await sb.run(['kube', 'manifest', file])).stdout).toContain('kind: Dag');
     const started = await sb.run(['start', file]);
     expect(started.stdout).toContain('succeeded');
   });
@@ -38,10 +39,10 @@ describe('a spec at the limit: accepted by the CLI and the API', () => {
 describe.each([['one byte over the limit', MAX_SPEC_BYTES + 1, 400], ['8 MB', 8 * 1024 * 1024, 413]])('a spec %s: refused by both', (_what, bytes, status) => {
   const spec = specOf(bytes);
 
-  test('svc validate and svc start: exit 1 with the limit named, nothing run', async () => {
+  test('svc validate, svc start and svc kube manifest: exit 1 with the limit named, nothing run or printed', async () => {
     const file = sb.dag(`over-${bytes}`, spec);
-    for (const cmd of ['validate', 'start']) {
-      const r = await sb.run([cmd, file]);
+    for (const cmd of [['validate'], ['start'], ['kube', 'manifest']]) {
+      const r = await sb.run([...cmd, file]);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(`larger than the ${MAX_SPEC_BYTES} bytes (512 KiB) a DAG spec may have`);
       expect(r.stdout).not.toContain('started');
