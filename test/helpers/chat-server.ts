@@ -5,6 +5,7 @@
  * - any model: "You said: <last user message>" (in three streamed pieces when streaming);
  * - `flaky`: 503 once (with Retry-After: 0), then as above;
  * - `denied`: 401 with an OpenAI-style error body;
+ * - `long`: as above, ending with finish_reason `length` (the token limit);
  * - `stall`: streams one piece, then never ends (`stalled` counts those the client closed).
  * Every request is recorded (headers and parsed body).
  */
@@ -59,7 +60,7 @@ function answer(req: ChatRequest, res: ServerResponse, flaky: Set<string>, stall
   const third = Math.ceil(text.length / 3);
   res.write(chunk(model, undefined));
   for (let i = 0; i < text.length; i += third) res.write(chunk(model, text.slice(i, i + third)));
-  res.write(chunk(model, undefined, 'stop'));
+  res.write(chunk(model, undefined, model === 'long' ? 'length' : 'stop'));
   res.end('data: [DONE]\n\n');
 }
 

@@ -180,6 +180,19 @@ steps:
     expect(server.requests.filter((q) => q.body.model === 'denied')).toHaveLength(1);
   });
 
+  test('a reply cut at the token limit succeeds with a note on stderr', async () => {
+    const r = await runSteps(`
+steps:
+  - name: ask
+    type: chat
+    llm: {provider: local, model: long, baseURL: "${server.url}", maxTokens: 5}
+    messages: [{role: user, content: tell me everything}]
+`, { runners: fast });
+    expect(r.status).toBe('succeeded');
+    expect(await r.log('ask')).toBe('You said: tell me everything\n');
+    expect(await r.log('ask', 'stderr')).toBe('chat step: local (long): the reply stopped at the token limit (llm.maxTokens 5)\n');
+  });
+
   test('the step timeout aborts a reply that never ends; the text so far stays in the log', async () => {
     const r = await runSteps(`
 steps:

@@ -39,7 +39,7 @@ export function makeChatRunner(o: ChatRunnerOptions = {}): StepRunner {
     const tracked = trackingFetch();
     const who = `${settings.providerName} (${settings.model})`;
     let text = '';
-    await withRetries({
+    const finish = await withRetries({
       call: () => {
         tracked.reset();
         return client({ settings, conversation: conv, signal, fetch: tracked.fetch, onText: (t) => { if (t) { text += t; io.out(t); } } });
@@ -52,6 +52,7 @@ export function makeChatRunner(o: ChatRunnerOptions = {}): StepRunner {
     }, retry, signal);
     if (text.trim() === '') throw new StepError(`chat step: ${who} returned no text`);
     if (!text.endsWith('\n')) io.out('\n');
+    if (finish.truncated && !req.merged) io.err(`chat step: ${who}: the reply stopped at the token limit${settings.maxTokens !== undefined ? ` (llm.maxTokens ${settings.maxTokens})` : ''}\n`);
     return { exitCode: 0 };
   };
 }

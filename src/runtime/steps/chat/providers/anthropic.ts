@@ -5,7 +5,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages';
-import { SDK_TIMEOUT_MS, type ProviderCall } from './call.js';
+import { SDK_TIMEOUT_MS, type Finish, type ProviderCall } from './call.js';
 
 /** max_tokens when the step gives none (higher with thinking, whose tokens count in it). */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
@@ -31,7 +31,7 @@ function params(call: ProviderCall): MessageCreateParamsBase {
   return p;
 }
 
-export async function completeAnthropic(call: ProviderCall): Promise<void> {
+export async function completeAnthropic(call: ProviderCall): Promise<Finish> {
   const s = call.settings;
   const client = new Anthropic({
     apiKey: s.apiKey ?? null, authToken: null, baseURL: s.baseURL, webhookKey: null,
@@ -41,10 +41,13 @@ export async function completeAnthropic(call: ProviderCall): Promise<void> {
   if (!s.stream) {
     const m = await client.messages.create({ ...p, stream: false }, { signal: call.signal });
     call.onText(m.content.map((b) => (b.type === 'text' ? b.text : '')).join(''));
-    return;
+    return { truncated: m.stop_reason === 'max_tokens' };
   }
   const stream = await client.messages.create({ ...p, stream: true }, { signal: call.signal });
+  let truncated = false;
   for await (const event of stream) {
     if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') call.onText(event.delta.text);
+    if (event.type === 'message_delta' && event.delta.stop_reason === 'max_tokens') truncated = true;
   }
+  return { truncated };
 }

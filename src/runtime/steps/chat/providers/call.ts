@@ -12,8 +12,13 @@ export interface ProviderCall {
   fetch: typeof fetch;
 }
 
+/** How a complete reply ended: `truncated` when the model stopped at the token limit. */
+export interface Finish {
+  truncated: boolean;
+}
+
 /** Sends the conversation and resolves when the reply is complete (its text went to onText). */
-export type ProviderClient = (call: ProviderCall) => Promise<void>;
+export type ProviderClient = (call: ProviderCall) => Promise<Finish>;
 
 /** Long enough for any generation: the step's timeoutSec and stop are what bound a call. */
 export const SDK_TIMEOUT_MS = 60 * 60 * 1000;

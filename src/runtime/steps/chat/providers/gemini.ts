@@ -3,9 +3,9 @@
  * would otherwise read GOOGLE_GEMINI_BASE_URL and friends from the engine's environment), Vertex AI is
  * off, and the SDK does no retries of its own. Thought parts are not part of the reply.
  */
-import { GoogleGenAI } from '@google/genai';
+import { FinishReason, GoogleGenAI } from '@google/genai';
 import type { GenerateContentConfig, GenerateContentParameters, GenerateContentResponse, ThinkingLevel } from '@google/genai';
-import { type ProviderCall } from './call.js';
+import type { Finish, ProviderCall } from './call.js';
 
 function params(call: ProviderCall): GenerateContentParameters {
   const s = call.settings;
@@ -31,19 +31,24 @@ function textOf(r: GenerateContentResponse): string {
   return (r.candidates?.[0]?.content?.parts ?? []).map((p) => (p.text !== undefined && !p.thought ? p.text : '')).join('');
 }
 
-export async function completeGemini(call: ProviderCall): Promise<void> {
+export async function completeGemini(call: ProviderCall): Promise<Finish> {
   const s = call.settings;
   const ai = new GoogleGenAI({
     apiKey: s.apiKey, vertexai: false, apiVersion: 'v1beta',
     httpOptions: { baseUrl: s.baseURL, fetch: call.fetch },
   });
   const p = params(call);
+  const cut = (r: GenerateContentResponse): boolean => r.candidates?.[0]?.finishReason === FinishReason.MAX_TOKENS;
   if (!s.stream) {
-    call.onText(textOf(await ai.models.generateContent(p)));
-    return;
+    const r = await ai.models.generateContent(p);
+    call.onText(textOf(r));
+    return { truncated: cut(r) };
   }
+  let truncated = false;
   for await (const chunk of await ai.models.generateContentStream(p)) {
     const text = textOf(chunk);
     if (text) call.onText(text);
+    if (cut(chunk)) truncated = true;
   }
+  return { truncated };
 }

@@ -5,7 +5,7 @@
  */
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { SDK_TIMEOUT_MS, type ProviderCall } from './call.js';
+import { SDK_TIMEOUT_MS, type Finish, type ProviderCall } from './call.js';
 
 function body(call: ProviderCall): ChatCompletionCreateParamsBase {
   const s = call.settings;
@@ -28,7 +28,7 @@ function body(call: ProviderCall): ChatCompletionCreateParamsBase {
   return p;
 }
 
-export async function completeOpenAI(call: ProviderCall): Promise<void> {
+export async function completeOpenAI(call: ProviderCall): Promise<Finish> {
   const s = call.settings;
   const client = new OpenAI({
     apiKey: s.apiKey ?? 'unused', baseURL: s.baseURL, organization: null, project: null, webhookSecret: null,
@@ -40,11 +40,14 @@ export async function completeOpenAI(call: ProviderCall): Promise<void> {
   if (!s.stream) {
     const r = await client.chat.completions.create({ ...params, stream: false }, { signal: call.signal });
     call.onText(r.choices[0]?.message?.content ?? '');
-    return;
+    return { truncated: r.choices[0]?.finish_reason === 'length' };
   }
   const stream = await client.chat.completions.create({ ...params, stream: true }, { signal: call.signal });
+  let truncated = false;
   for await (const chunk of stream) {
     const text = chunk.choices[0]?.delta?.content;
     if (text) call.onText(text);
+    if (chunk.choices[0]?.finish_reason === 'length') truncated = true;
   }
+  return { truncated };
 }
