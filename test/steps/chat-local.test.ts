@@ -3,7 +3,13 @@
  * real OpenAI-compatible server on loopback (test/helpers/chat-server.ts): streaming and not, history
  * inherited from dependencies, output capture, secrets masked before sending, retries, errors, timeout.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config/config.js';
+import { RunService } from '../../src/engine/services/run-service.js';
+import { embeddedDeps, loadDagFile } from '../../src/main/embedded.js';
+import { inProcessLaunchers, STEP_RUNNERS } from '../../src/runtime/steps/index.js';
 import { startChatServer, type ChatServer } from '../helpers/chat-server.js';
 import { runSteps } from '../helpers/steps.js';
 import type { ExecRequest } from '../../src/core/ports/executor.js';
@@ -244,6 +250,39 @@ steps:
 `, { runners: fast });
     expect(r.status).toBe('failed');
     expect(r.node('ask').error).toMatch(/^chat step: lmstudio \(tiny\): .*after 3 attempts/);
+  });
+});
+
+describe('a retry of the run', () => {
+  test('a chat step re-run alone still inherits the reply of a dependency kept from the first attempt', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-chat-retry-'));
+    writeFileSync(join(dir, 'retry.yaml'), `
+type: graph
+llm: {provider: local, baseURL: "${server.url}", model: tiny}
+steps:
+  - name: first
+    type: chat
+    messages: [{role: user, content: one}]
+    output: FIRST
+  - name: second
+    type: chat
+    depends: first
+    llm: {provider: local, baseURL: "${server.url}", model: flaky}
+    messages: [{role: user, content: two}]
+`);
+    const config = loadConfig({ PATH: process.env.PATH, HOME: dir, SVC_DATA_DIR: join(dir, 'data'), SVC_DAGS_DIR: dir });
+    const deps = embeddedDeps(config, { info: () => undefined, warn: () => undefined, error: () => undefined });
+    const once = makeChatRunner({ retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 1 } });
+    const runs = new RunService({ ...deps, launchers: { ...deps.launchers, ...inProcessLaunchers(deps.logs, { ...STEP_RUNNERS, chat: once }) } });
+    const created = await runs.create(await loadDagFile(join(dir, 'retry.yaml')), {});
+    const key = { dagName: created.spec.dagName, dagRunId: created.spec.dagRunId };
+    expect((await runs.drive(key)).status.run.nodes.map((n) => n.status)).toEqual([4, 2]);
+    await runs.retry(key, 'second');
+    const again = await runs.drive(key);
+    expect(again.status.run.nodes.map((n) => n.status)).toEqual([4, 4]);
+    expect(server.requests.at(-1)!.body.messages).toEqual([
+      { role: 'user', content: 'one' }, { role: 'assistant', content: 'You said: one' }, { role: 'user', content: 'two' },
+    ]);
   });
 });
 
