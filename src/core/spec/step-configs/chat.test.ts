@@ -35,7 +35,7 @@ describe('chat step config', () => {
     expect(problems('steps:\n  - type: chat\n    llm: {provider: skynet, model: m, baseURL: "ftp://x"}\n    config: {prompt: hi}\n' + MSG)).toEqual([
       'config.prompt: is not a chat step field (chat steps are written with llm and messages)',
       expect.stringMatching(/^llm\.provider: unknown provider "skynet" \(one of openai, anthropic, gemini, openrouter, local, ollama, /),
-      'llm.baseURL: must be an http or https URL, not ftp:',
+      'llm.baseURL: "ftp://x" is not an http or https URL (for example http://localhost:11434/v1)',
     ]);
   });
 

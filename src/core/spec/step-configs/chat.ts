@@ -15,12 +15,14 @@ const blank = (v: unknown): boolean => v === undefined || v === null || (typeof 
 
 function urlProblem(v: unknown): string | undefined {
   if (blank(v) || templated(v)) return undefined;
+  let ok = false;
   try {
     const u = new URL(String(v));
-    return u.protocol === 'http:' || u.protocol === 'https:' ? undefined : `must be an http or https URL, not ${u.protocol}`;
+    ok = u.protocol === 'http:' || u.protocol === 'https:';
   } catch {
-    return `"${String(v)}" is not a URL`;
+    ok = false;
   }
+  return ok ? undefined : `"${String(v)}" is not an http or https URL (for example http://localhost:11434/v1)`;
 }
 
 export const checkChat: ConfigCheck = (config, step) => {
