@@ -38,20 +38,28 @@ export function makeChatRunner(o: ChatRunnerOptions = {}): StepRunner {
     const hidden = [...(settings.apiKey ? [settings.apiKey] : []), ...req.secrets];
     const tracked = trackingFetch();
     const who = `${settings.providerName} (${settings.model})`;
-    let text = '';
+    // What was printed so far: whether any text (no retry after that), any visible text, and its end.
+    const printed = { any: false, visible: false, last: '' };
+    const onText = (t: string): void => {
+      if (t === '') return;
+      printed.any = true;
+      printed.visible ||= t.trim() !== '';
+      printed.last = t;
+      io.out(t);
+    };
     const finish = await withRetries({
       call: () => {
         tracked.reset();
-        return client({ settings, conversation: conv, signal, fetch: tracked.fetch, onText: (t) => { if (t) { text += t; io.out(t); } } });
+        return client({ settings, conversation: conv, signal, fetch: tracked.fetch, onText });
       },
       failure: (e) => failureOf(e, tracked, hidden),
-      retriable: () => text === '',
+      retriable: () => !printed.any,
       // With merged logs stdout and stderr share one log: notes there would end up in the reply's log.
       note: (f, wait, next) => { if (!req.merged) io.err(`chat step: ${who}: ${describe(f)}, attempt ${next} of ${retry.attempts} in ${(wait / 1000).toFixed(1)}s: ${f.message}\n`); },
-      fail: (f, attempts) => new StepError(`chat step: ${who}: ${f.message}${attempts > 1 ? ` (after ${attempts} attempts)` : ''}${text !== '' ? ' (the reply broke off)' : ''}`),
+      fail: (f, attempts) => new StepError(`chat step: ${who}: ${f.message}${attempts > 1 ? ` (after ${attempts} attempts)` : ''}${printed.any ? ' (the reply broke off)' : ''}`),
     }, retry, signal);
-    if (text.trim() === '') throw new StepError(`chat step: ${who} returned no text`);
-    if (!text.endsWith('\n')) io.out('\n');
+    if (!printed.visible) throw new StepError(`chat step: ${who} returned no text`);
+    if (!printed.last.endsWith('\n')) io.out('\n');
     if (finish.truncated && !req.merged) io.err(`chat step: ${who}: the reply stopped at the token limit${settings.maxTokens !== undefined ? ` (llm.maxTokens ${settings.maxTokens})` : ''}\n`);
     return { exitCode: 0 };
   };
