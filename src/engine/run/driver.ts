@@ -82,6 +82,7 @@ export class RunDriver {
       const prev = run;
       if (d.changed) {
         run = d.run;
+        if (d.effects.some((e) => e.kind === 'finished')) await t.applier.finish(run);
         t.writer.put(run.status);
         this.deps.onState?.(run);
         t.runLog.add(d.lines);

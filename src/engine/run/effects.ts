@@ -50,10 +50,15 @@ export class EffectApplier {
         case 'signal': this.signal(e.exec, e.signal); break;
         case 'checkPreconditions': this.task(this.dagPreconditions()); break;
         case 'resolveItems': this.task(this.resolveItems(e.node)); break;
-        case 'finished': await finishRun(this.deps, this.run, this.ctx); break;
+        case 'finished': break; // done by finish(), before the final state is handed to the writer
         case 'print': await this.print(e.exec, e.text); break;
       }
     }
+  }
+
+  /** The end of a run: outputs.json written before its final status is (a reader never sees a finished run without them). */
+  async finish(run: DagRunResource): Promise<void> {
+    await finishRun(this.deps, run, this.ctx);
   }
 
   /** Text of the engine's own into an execution's stdout log (after the state that asked for it is saved). */
