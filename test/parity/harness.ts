@@ -100,17 +100,57 @@ function findFiles(dir: string, name: string): string[] {
 
 interface RawNode { step: { name: string }; status: number; stdout?: string; stderr?: string; doneCount?: number; retryCount?: number }
 
-function outcome(status: number, nodes: RawNode[], outputsFile: string | undefined, root: string): Outcome {
-  const o: Outcome = { status, steps: {}, stdout: {}, stderr: {}, outputs: {}, counters: {} };
-  for (const n of nodes) {
-    o.steps[n.step.name] = n.status;
-    o.stdout[n.step.name] = placeholders(readText(n.stdout), root);
-    o.stderr[n.step.name] = placeholders(readText(n.stderr), root);
+/**
+ * Both systems put a handler's node beside `nodes`, under a key of its own, for each handler the DAG
+ * defines (run or not): svc under `onInit`, `onSuccess`, `onFailure`, `onAbort`, `onWait` and `onExit`;
+ * the reference under the same keys except the abort handler's, `onCancel`.
+ */
+export const HANDLER_KEYS: Record<string, string> = {
+  onInit: 'onInit', onSuccess: 'onSuccess', onFailure: 'onFailure', onAbort: 'onAbort', onCancel: 'onAbort', onWait: 'onWait', onExit: 'onExit',
+};
+
+/** A run's status record as both systems write it: nodes, and handler nodes under their own keys. */
+type RawRun = { status: number; nodes?: RawNode[] } & Record<string, unknown>;
+
+const isNode = (v: unknown): v is RawNode => typeof v === 'object' && v !== null && 'status' in v && 'step' in v;
+
+/**
+ * The run's outcome. A handler appears as a step called `handler:<svc's key>`: its status and streams
+ * (its counters are not compared).
+ */
+function outcome(run: RawRun, outputsFile: string | undefined, root: string): Outcome {
+  const o: Outcome = { status: run.status, steps: {}, stdout: {}, stderr: {}, outputs: {}, counters: {} };
+  const record = (name: string, n: RawNode): void => {
+    o.steps[name] = n.status;
+    o.stdout[name] = placeholders(readText(n.stdout), root);
+    o.stderr[name] = placeholders(readText(n.stderr), root);
+  };
+  for (const n of run.nodes ?? []) {
+    record(n.step.name, n);
     o.counters[n.step.name] = { done: n.doneCount ?? 0, retries: n.retryCount ?? 0 };
+  }
+  for (const [key, name] of Object.entries(HANDLER_KEYS)) {
+    const h = run[key];
+    if (isNode(h)) record(`handler:${name}`, h);
   }
   const outputs = outputsFile && existsSync(outputsFile) ? JSON.parse(readFileSync(outputsFile, 'utf8')).outputs ?? {} : {};
   for (const [k, v] of Object.entries(outputs)) o.outputs[k] = placeholders(String(v), root);
   return o;
+}
+
+const lastRecord = (file: string): RawRun => JSON.parse(readFileSync(file, 'utf8').trim().split('\n').at(-1)!) as RawRun;
+
+/**
+ * The reference's last status record. Rarely (under load) its final record lands just after `dagu start`
+ * has exited and the one read is still `running`: read again for a few seconds.
+ */
+async function finalRecord(file: string): Promise<RawRun> {
+  let run = lastRecord(file);
+  for (let waited = 0; run.status === 1 && waited < 5000; waited += 100) {
+    await new Promise((r) => setTimeout(r, 100));
+    run = lastRecord(file);
+  }
+  return run;
 }
 
 export async function runDagu(c: ParityCase, bin: string): Promise<Outcome> {
@@ -121,9 +161,7 @@ export async function runDagu(c: ParityCase, bin: string): Promise<Outcome> {
     // The root run's status (a sub-DAG run's lies under its parent's children/).
     const statusFile = findFiles(join(h.root, 'home', 'data', 'dag-runs', 'case'), 'status.jsonl').filter((f) => !f.includes('/children/')).at(-1);
     if (!statusFile) throw new Error(`the reference left no status: ${log}`);
-    const lines = readFileSync(statusFile, 'utf8').trim().split('\n');
-    const last = JSON.parse(lines.at(-1)!) as { status: number; nodes: RawNode[] };
-    return outcome(last.status, last.nodes ?? [], join(dirname(statusFile), 'outputs.json'), h.root);
+    return outcome(await finalRecord(statusFile), join(dirname(statusFile), 'outputs.json'), h.root);
   } finally {
     rmSync(h.root, { recursive: true, force: true });
   }
@@ -135,13 +173,13 @@ export async function runSvc(c: ParityCase): Promise<Outcome> {
     const env = { ...baseEnv(c), SVC_DATA_DIR: join(h.root, 'data'), SVC_DAGS_DIR: h.dags, SHELL: '/bin/sh' };
     const log = await exec(process.execPath, [BIN, 'start', h.file, ...(c.params !== undefined ? ['--params', c.params] : [])], env, h.root);
     const statusOut = await exec(process.execPath, [BIN, 'status', 'case', '--json'], env, h.root);
-    let run: { status: number; nodes: RawNode[]; log: string };
+    let run: RawRun & { log: string };
     try {
       run = JSON.parse(statusOut).dagRun;
     } catch {
       throw new Error(`svc left no status: ${log}\n${statusOut}`);
     }
-    return outcome(run.status, run.nodes ?? [], join(dirname(run.log), 'outputs.json'), h.root);
+    return outcome(run, join(dirname(run.log), 'outputs.json'), h.root);
   } finally {
     rmSync(h.root, { recursive: true, force: true });
   }

@@ -11,7 +11,9 @@ import { ASPECTS, findDagu, runDagu, runSvc, view, type Outcome, type ParityCase
 
 const DIR = join(import.meta.dirname, 'cases');
 const cases: ParityCase[] = readdirSync(DIR).filter((f) => f.endsWith('.yaml')).sort()
-  .flatMap((f) => (parse(readFileSync(join(DIR, f), 'utf8')) as ParityCase[]).map((c) => ({ ...c, name: `${f.replace(/\.yaml$/, '')}: ${c.name}` })));
+  .flatMap((f) => (parse(readFileSync(join(DIR, f), 'utf8')) as ParityCase[]).map((c) => ({ ...c, name: `${f.replace(/\.yaml$/, '')}: ${c.name}` })))
+  // PARITY_ONLY=text: only the cases whose name holds it (jest's -t would still run every case first).
+  .filter((c) => !process.env.PARITY_ONLY || c.name.includes(process.env.PARITY_ONLY));
 
 const dagu = findDagu();
 if (!dagu && process.env.CI === 'true') throw new Error('the reference binary (npm @dagu-org/dagu-linux-x64) is required under CI=true');
