@@ -1,5 +1,6 @@
 import { byNode, mkDag, mkStep, simulate } from './testkit.js';
-import { NodeStatus, RunStatus } from './status.js';
+import { NodeStatus, RunStatus, runStatusLabel } from './status.js';
+import { handlerRunStatus } from './lifecycle.js';
 import type { RunState } from './state.js';
 
 const st = (s: RunState, name: string) => s.nodes.find((n) => n.name === name)!;
@@ -215,6 +216,21 @@ describe('decide: preconditions and handlers', () => {
     const r = simulate(mkDag([mkStep('a')], { handlerOn: handlers() }), byNode({ a: fail(), onExit: fail() }));
     expect(r.started.map((s) => s.key)).toEqual(['onInit#0', 'a#0', 'onFailure#0', 'onExit#0']);
     expect(r.state.status).toBe(RunStatus.Failed);
+  });
+
+  test.each([
+    ['success', {}, { onInit: 'running', onSuccess: 'succeeded', onExit: 'succeeded' }],
+    ['failure', { a: fail() }, { onInit: 'running', onFailure: 'failed', onExit: 'failed' }],
+    ['a failing success handler', { onSuccess: fail() }, { onInit: 'running', onSuccess: 'succeeded', onExit: 'failed' }],
+    ['init failure', { onInit: fail() }, { onInit: 'running', onAbort: 'aborted', onExit: 'aborted' }],
+  ])('DAG_RUN_STATUS a handler sees (%s)', (_n, scripted, expected) => {
+    const seen: Record<string, string> = {};
+    const script = byNode(scripted);
+    simulate(mkDag([mkStep('a')], { handlerOn: handlers() }), (exec, state) => {
+      if (exec.node.startsWith('on')) seen[exec.node] = runStatusLabel(handlerRunStatus(state));
+      return script(exec, state);
+    });
+    expect(seen).toEqual(expected);
   });
 
   test('a failing exit handler fails a successful run', () => {

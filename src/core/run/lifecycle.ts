@@ -3,7 +3,7 @@ import type { HandlerKind } from '../spec/types.js';
 import type { Ctx } from './context.js';
 import { isResolving, liveExecs, ms, scheduleAt, stepFor, writable } from './context.js';
 import { startNode } from './schedule.js';
-import type { NodeState } from './state.js';
+import type { NodeState, RunState } from './state.js';
 import { isNodeDone, isNodeSuccess, NodeStatus, RunStatus } from './status.js';
 
 /** True while any execution runs or a parallel node resolves its items. */
@@ -95,3 +95,10 @@ export function handlerForOutcome(outcome: RunStatus): HandlerKind {
   if (outcome === RunStatus.Aborted) return 'abort';
   return 'failure';
 }
+
+/**
+ * The run status a handler sees (DAG_RUN_STATUS): the outcome decided before the success, failure or
+ * abort handler (the exit handler sees it too, or failed once the handler before it failed), and, in
+ * the init handler, before any outcome exists, the run's own status: running (as the reference).
+ */
+export const handlerRunStatus = (s: Pick<RunState, 'status' | 'outcome'>): RunStatus => s.outcome ?? s.status;

@@ -2,6 +2,7 @@
 import type { Effect, ExecRef, ExecResult, Observation } from '../../core/run/state.js';
 import { execKey, findNode, stepOf } from '../../core/run/state.js';
 import { runStatusLabel } from '../../core/run/status.js';
+import { handlerRunStatus } from '../../core/run/lifecycle.js';
 import { outputMatches } from '../../core/run/policy.js';
 import { INTERRUPTED, type Launcher, type RunningExec } from '../../core/ports/executor.js';
 import type { DagRunResource } from '../../core/resources.js';
@@ -128,7 +129,7 @@ export class EffectApplier {
     const node = findNode(this.run.spec.definition, this.run.status.run, exec.node);
     const step = node && stepOf(this.run.spec.definition, node);
     if (!node || !step) throw new Error(`unknown step ${exec.node}`);
-    const extra = node.handler === 'wait' ? [waitingStepsEnv(this.run)] : node.handler ? [{ name: 'DAG_RUN_STATUS', value: this.run.status.run.outcome === undefined ? '' : runStatusLabel(this.run.status.run.outcome) }] : [];
+    const extra = node.handler === 'wait' ? [waitingStepsEnv(this.run)] : node.handler ? [{ name: 'DAG_RUN_STATUS', value: runStatusLabel(handlerRunStatus(this.run.status.run)) }] : [];
     const built = await buildRequest({ deps: this.deps, run: this.run, ctx: this.ctx }, { node, step, exec }, extra);
     const launcher = step.call ? undefined : this.launcherFor(step);
     // Launchers that record their starts know whether this one began (after a crash the saved status may
