@@ -8,6 +8,7 @@ import type { RunEvents } from '../core/ports/run-events.js';
 import type { Ownership } from '../core/ports/ownership.js';
 import type { Notifier } from '../core/ports/notifier.js';
 import type { RunTracer } from '../core/ports/run-tracer.js';
+import type { AdmissionLock } from '../core/ports/admission.js';
 import type { DagRunResource } from '../core/resources.js';
 
 /** Everything the engine needs, as ports; main/ wires the adapters of one backend. */
@@ -48,6 +49,11 @@ export interface EngineDeps {
   notifyTimeoutMs?: number;
   /** Exports the spans of runs whose DAG enables `otel` (SPEC 2.2; run/tracing.ts); without it none are. */
   tracer?: RunTracer;
+  /**
+   * Serialises singleton and maxActiveRuns admissions across processes (API replicas over one
+   * namespace); without it they are serialised within this process only.
+   */
+  admission?: AdmissionLock;
   /** Who drives which run: one owner at a time; a crashed owner's runs are taken over. */
   ownership: Ownership;
   /** Called after every saved change of a run (API caches, watchers, metrics). */

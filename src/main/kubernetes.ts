@@ -12,6 +12,7 @@ import { DomainError } from '../core/errors.js';
 import { KubeDagStore } from '../adapters/kube/dag-store.js';
 import { KubeNodes } from '../adapters/kube/nodes.js';
 import { KubeRunControls } from '../adapters/kube/run-controls.js';
+import { KubeAdmissionLock } from '../adapters/kube/admission-lease.js';
 import { KubeRunStore } from '../adapters/kube/run-store.js';
 import { SecretRecords } from '../adapters/kube/secret-records.js';
 import { FsLogStore } from '../adapters/logstore/fs-log-store.js';
@@ -60,6 +61,7 @@ export async function kubernetesBackend(config: Config, log: EngineLogger, hooks
   const clock = { now: () => Date.now() };
   const engine: EngineDeps = {
     store, logs, launchers: {}, events: noEvents, ownership: notOwned, controls: new KubeRunControls(kc, namespace),
+    admission: new KubeAdmissionLock(kc, store, { namespace, onError: (e) => log.warn('Could not free the run admission Lease', { error: String(e) }) }),
     secrets: new BuiltinSecretProvider(), dags: dagSource(dags),
     clock, ids: timeIds(clock.now), log, systemEnv: config.systemEnv, cwd: '/', defaultShell: config.defaultShell, ...hooks,
   };

@@ -17,6 +17,7 @@ import { apiProblem, defaultNamespace, loadKubeConfig, Secrets } from '../adapte
 import { SecretEnvProvider } from '../adapters/kube/secret-env.js';
 import { KubeDagStore } from '../adapters/kube/dag-store.js';
 import { KubeRunControls } from '../adapters/kube/run-controls.js';
+import { KubeAdmissionLock } from '../adapters/kube/admission-lease.js';
 import { KubeRunStore, type RunChange } from '../adapters/kube/run-store.js';
 import { FsPodFiles } from '../adapters/launcher/pod/fs-files.js';
 import { PodLauncher } from '../adapters/launcher/pod/pod-launcher.js';
@@ -112,6 +113,8 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
     dags: dagSource(dags), clock, ids: timeIds(clock.now), log, notifier: new SmtpNotifier(), tracer: new OtlpRunTracer(),
     // The operator's own environment is not the steps': their images bring theirs.
     systemEnv: {}, cwd: '/', defaultShell: ['/bin/sh'], implicitDotenv: false, maxCallDepth: config.maxCallDepth,
+    // Scheduled starts check singleton and maxActiveRuns against the API replicas' admissions too.
+    admission: new KubeAdmissionLock(kc, store, { namespace, identity, onError: warn('Could not free the run admission Lease') }),
   };
   const runs = new RunService(engine);
   const launcher = new LaunchService(engine, runs, { drives: true, maxDriving: oc.maxActiveRuns });

@@ -84,6 +84,17 @@ export class RunCache {
     if (v > this.wrote) this.wrote = v;
   }
 
+  /** Reads from now on include `rv` (another process's write, passed on): objects() waits for it too. */
+  expect(rv: string): void {
+    const v = version(rv);
+    if (v > this.wrote) this.wrote = v;
+  }
+
+  /** The highest resourceVersion this instance wrote or was told to expect ('0' for none). */
+  written(): string {
+    return this.wrote.toString();
+  }
+
   /** This instance deleted the run `name` whose uid was `uid`. */
   noteDelete(name: string, uid: string): void {
     this.gone.delete(name);

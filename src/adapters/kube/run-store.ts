@@ -105,6 +105,16 @@ export class KubeRunStore implements RunStore {
     await this.runs.mergePatchStatus(r.name, { metadata: { uid: r.uid }, status: { phase: ok ? 'started' : 'failed', ...(ok ? { startedRun: answer.startedRun } : {}), conditions: [condition] } });
   }
 
+  /** The highest DagRun resourceVersion this store wrote ('0' without a cache: its lists read the API). */
+  writtenVersion(): string {
+    return this.cache?.written() ?? '0';
+  }
+
+  /** Lists include this version from now on: another replica's write, passed on by KubeAdmissionLock. */
+  expectVersion(rv: string): void {
+    this.cache?.expect(rv);
+  }
+
   /** Stops the watch of the cache; the store still works, listing the API. */
   async close(): Promise<void> {
     await this.cache?.close();

@@ -3,7 +3,7 @@
  * creation, background driving, and the takeover of runs left behind by a previous server process.
  *
  * Admission check and creation run under a per-DAG-name lock, so two concurrent singleton starts
- * cannot both pass the check. The check reads the store (not an in-memory index), so runs started by
+ * cannot both pass the check; with an AdmissionLock (EngineDeps.admission) not even in two processes. The check reads the store (not an in-memory index), so runs started by
  * other processes on the same data directory (the CLI) count too.
  */
 import { DomainError } from '../../core/errors.js';
@@ -169,7 +169,8 @@ export class LaunchService implements RunLauncher {
     const dagName = o.dagName ?? dag.definition.name;
     const problem = dagNameProblem(dagName ?? '') ?? (isSafeDagName(dagName) ? undefined : 'is not a usable name');
     if (problem) throw new DomainError('bad_request', `invalid dagName "${dagName}": ${problem}`);
-    const run = await this.locked(dagName, async () => {
+    const checked = o.singleton || o.capacity;
+    const run = await this.locked(dagName, !!checked, async () => {
       await this.admit(dag, dagName, o, queued);
       const queue = o.queue ?? dag.definition.queue;
       return this.runs.create(dag, {
@@ -196,10 +197,14 @@ export class LaunchService implements RunLauncher {
     }
   }
 
-  /** Serialises check-and-create per DAG name within this process. */
-  private async locked<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Serialises check-and-create per DAG name within this process, and across processes (the
+   * AdmissionLock) when there is a check to make.
+   */
+  private async locked<T>(name: string, checked: boolean, fn: () => Promise<T>): Promise<T> {
     const prev = this.locks.get(name) ?? Promise.resolve();
-    const next = prev.catch(() => undefined).then(fn);
+    const across = this.deps.admission;
+    const next = prev.catch(() => undefined).then(() => (checked && across ? across.hold(name, fn) : fn()));
     this.locks.set(name, next);
     try {
       return await next;
