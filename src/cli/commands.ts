@@ -43,11 +43,12 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
     options: { limit: { type: 'string', value: '<n>', help: 'at most this many (default 20)' }, json: { type: 'boolean', help: 'as JSON' } }, positionals: [1, 1],
   },
   logs: {
-    usage: '<dag> [--run-id <id>] [--step <name> [--stderr]] [--tail <n>] [--follow]', summary: 'print a run\'s log, or a step\'s stdout (stderr)',
+    usage: '<dag> [--run-id <id>] [--step <name> [--stderr]] [--tail <n>] [--follow | --json]', summary: 'print a run\'s log, or a step\'s stdout (stderr)',
     options: {
       'run-id': RUN_ID, step: { type: 'string', value: '<name>', help: 'the step whose output to print' },
       stderr: { type: 'boolean', help: 'the step\'s stderr instead of its stdout' }, tail: { type: 'string', value: '<n>', help: 'only the last n lines' },
       follow: { type: 'boolean', help: 'keep printing as the log grows, until the run ends' },
+      json: { type: 'boolean', help: 'the log page as JSON, as GET .../log returns it, with its run, step and stream' },
     },
     positionals: [1, 1],
   },
@@ -55,8 +56,14 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
   stop: { usage: '<dag> [--run-id <id>]', summary: 'stop a running run', options: { 'run-id': RUN_ID }, positionals: [1, 1] },
   retry: { usage: '<dag> --run-id <id>', summary: 'retry a finished run (failed steps and downstream)', options: { 'run-id': { type: 'string', value: '<id>', help: 'the run to retry' } }, positionals: [1, 1] },
   resume: { usage: '<dag> [--run-id <id>]', summary: 'take over a run whose process died (kill -9, crash)', options: { 'run-id': RUN_ID }, positionals: [1, 1] },
-  validate: { usage: '<file | dag>', summary: 'check a DAG, every problem listed', options: {}, positionals: [1, 1] },
-  dry: { usage: '<file | dag>', summary: 'show the plan without executing', options: {}, positionals: [1, 1] },
+  validate: {
+    usage: '<file | dag> [--json]', summary: 'check a DAG, every problem listed',
+    options: { json: { type: 'boolean', help: 'the result as JSON: valid, errors and the DAG, as POST /dags/validate returns them' } }, positionals: [1, 1],
+  },
+  dry: {
+    usage: '<file | dag> [--json]', summary: 'show the plan without executing',
+    options: { json: { type: 'boolean', help: 'the plan as JSON: valid, errors and the waves of steps' } }, positionals: [1, 1],
+  },
   kube: { usage: 'manifest <file> [--namespace <ns>]', summary: 'print the Dag manifest of a DAG file (kubectl apply, GitOps)', options: { namespace: NAMESPACE }, positionals: [2, 2] },
   'run-step': { usage: '', summary: 'run one http, jq, ssh, ... step inside its step Pod (SVC_STEP_REQUEST; the operator\'s Pods use it)', options: {}, positionals: [0, 0] },
   operator: { usage: '[--namespace <ns>]', summary: 'run DagRuns as Pods (Kubernetes; SVC_KUBECONFIG, SVC_STEP_IMAGE, ...)', options: { namespace: NAMESPACE }, positionals: [0, 0] },

@@ -1,6 +1,8 @@
 /**
  * `svc list` (the DAGs of the DAGs directory with their latest run), `svc runs <dag>` (a DAG's history,
- * newest first) and `svc logs <dag>` (a run's or a step's log).
+ * newest first) and `svc logs <dag>` (a run's or a step's log). `--json` prints what the API answers:
+ * { dags, errors } (GET /dags), { dagRuns } (GET /dag-runs) and a log page (GET .../log) with the run,
+ * step and stream it is of.
  */
 import { NotFoundError } from '../core/errors.js';
 import { MAX_LOG_LINES, runLog, type LogRef } from '../core/ports/log-store.js';
@@ -14,6 +16,9 @@ import { embeddedDagStore } from '../main/embedded.js';
 import { flag, UsageError, type Args } from './args.js';
 import { dagNameOf, type CliContext } from './context.js';
 import { LogFollower, pause } from './follow.js';
+
+/** A log not written yet, as GET .../log answers it. */
+const EMPTY_PAGE = { content: '', lineCount: 0, totalLines: 0, hasMore: false, isEstimate: false };
 
 /** A positive whole number flag, or its default. */
 function count(args: Args, name: string, fallback: number, max: number): number {
@@ -66,6 +71,7 @@ export async function logsCommand(ctx: CliContext, args: Args): Promise<number> 
   const run = await ctx.runs.get({ dagName, dagRunId: flag(args, 'run-id') ?? 'latest' });
   const tail = flag(args, 'tail') === undefined ? undefined : count(args, 'tail', 1, MAX_LOG_LINES);
   if (args.flags.stderr && flag(args, 'step') === undefined) throw new UsageError('svc logs: --stderr needs --step (the run log is one stream)');
+  if (args.flags.follow && args.flags.json) throw new UsageError('svc logs: --json prints the log as it is now; it does not go with --follow');
   if (args.flags.follow) return followLog(ctx, run, args);
   const ref = logRefOf(run, args);
   if (!ref) {
@@ -73,6 +79,12 @@ export async function logsCommand(ctx: CliContext, args: Args): Promise<number> 
     return 1;
   }
   const page = await ctx.deps.logs.page(ref, { limit: MAX_LOG_LINES, ...(tail ? { tail } : {}) });
+  if (args.flags.json) {
+    const stepName = flag(args, 'step');
+    const which = { dagName: run.spec.dagName, dagRunId: run.spec.dagRunId, attemptId: run.status.attemptId, step: stepName ?? null, stream: stepName === undefined ? 'run' : args.flags.stderr ? 'stderr' : 'stdout' };
+    ctx.io.out(`${JSON.stringify({ ...which, ...(page ?? EMPTY_PAGE) }, null, 2)}\n`);
+    return 0;
+  }
   if (page?.content) ctx.io.out(page.content.endsWith('\n') ? page.content : `${page.content}\n`);
   return 0;
 }

@@ -1,5 +1,9 @@
-/** `svc validate <file>` and `svc dry <file>`: checks and the plan, nothing executed. */
+/**
+ * `svc validate <file>` and `svc dry <file>`: checks and the plan, nothing executed. `--json` prints the
+ * result as one JSON document on stdout (the problems in it, not on stderr); the exit codes stay.
+ */
 import type { DagDefinition } from '../core/spec/types.js';
+import { dagDetailView } from '../api/dags/views.js';
 import { callCycleErrors } from '../engine/services/call-check.js';
 import { UsageError, type Args } from './args.js';
 import type { CliContext } from './context.js';
@@ -11,9 +15,12 @@ async function load(ctx: CliContext, args: Args, usage: string) {
   const loaded = await loadDagArg(ctx, file);
   // Call cycles through the DAGs of the DAGs directory, as a start would refuse them.
   const dag = loaded.errors.length > 0 ? loaded : { ...loaded, errors: await callCycleErrors(loaded, (n) => ctx.deps.dags.find(n)) };
-  if (dag.errors.length > 0) ctx.io.err(`${file} is invalid:\n${dag.errors.map((e) => `  - ${e}`).join('\n')}\n`);
-  return dag;
+  if (dag.errors.length > 0 && !args.flags.json) ctx.io.err(`${file} is invalid:\n${dag.errors.map((e) => `  - ${e}`).join('\n')}\n`);
+  // The definition is whole when the file itself had no problem (a call cycle is one between files).
+  return { ...dag, parsed: loaded.errors.length === 0 };
 }
+
+const printJson = (ctx: CliContext, body: unknown): void => ctx.io.out(`${JSON.stringify(body, null, 2)}\n`);
 
 /** Where the DAG has a `kubernetes` block: `DAG`, then the steps and handlers that have their own. */
 function kubernetesBlocks(def: DagDefinition): string[] {
@@ -22,16 +29,24 @@ function kubernetesBlocks(def: DagDefinition): string[] {
 }
 
 /** The embedded engine runs steps as local processes: a `kubernetes` block means nothing there, and it says so. */
-function kubernetesNote(ctx: CliContext, def: DagDefinition): void {
+function kubernetesNotes(def: DagDefinition): string[] {
   const where = kubernetesBlocks(def);
-  if (where.length > 0) ctx.io.out(`note: kubernetes (${where.join('; ')}): applies on the kubernetes backend only (the embedded engine ignores it)\n`);
+  return where.length > 0 ? [`kubernetes (${where.join('; ')}): applies on the kubernetes backend only (the embedded engine ignores it)`] : [];
 }
 
+const printNotes = (ctx: CliContext, def: DagDefinition): void => kubernetesNotes(def).forEach((n) => ctx.io.out(`note: ${n}\n`));
+
+/** `--json`: what POST /dags/validate answers (valid, errors, the DAG's detail view), and the notes. */
 export async function validateCommand(ctx: CliContext, args: Args): Promise<number> {
   const dag = await load(ctx, args, 'usage: svc validate <file>');
-  if (dag.errors.length > 0) return 1;
+  const valid = dag.errors.length === 0;
+  if (args.flags.json) {
+    printJson(ctx, { valid, errors: dag.errors, dag: dag.parsed ? dagDetailView(dag.definition) : null, notes: dag.parsed ? kubernetesNotes(dag.definition) : [] });
+    return valid ? 0 : 1;
+  }
+  if (!valid) return 1;
   ctx.io.out(`${args.positional[0]}: valid (DAG ${dag.definition.name}, ${dag.definition.steps.length} steps)\n`);
-  kubernetesNote(ctx, dag.definition);
+  printNotes(ctx, dag.definition);
   return 0;
 }
 
@@ -63,21 +78,35 @@ function decrement(counts: Map<string, number>, key: string): number {
   return n;
 }
 
+/** One step of the plan: what it runs, and after what. */
+function planStep(s: DagDefinition['steps'][number]) {
+  return { name: s.name, type: s.type, run: s.call ? `call ${s.call}` : s.script !== undefined ? 'script' : s.commands.join(' && '), depends: s.depends };
+}
+
+/** The plan: the waves of steps that could run together, in order, and the handlers. */
+function plan(def: DagDefinition) {
+  const byName = new Map(def.steps.map((s) => [s.name, s]));
+  return {
+    dag: def.name, steps: def.steps.length, maxActiveSteps: def.maxActiveSteps,
+    waves: planWaves(def).map((wave) => wave.map((name) => planStep(byName.get(name)!))), handlers: Object.keys(def.handlerOn),
+  };
+}
+
+/** `--json`: { valid, errors, plan (null when invalid), notes }. */
 export async function dryCommand(ctx: CliContext, args: Args): Promise<number> {
   const dag = await load(ctx, args, 'usage: svc dry <file>');
-  if (dag.errors.length > 0) return 1;
-  const def = dag.definition;
-  ctx.io.out(`DAG ${def.name}: ${def.steps.length} steps, maxActiveSteps ${def.maxActiveSteps}, nothing executed\n`);
-  const byName = new Map(def.steps.map((s) => [s.name, s]));
-  planWaves(def).forEach((wave, i) => {
-    for (const name of wave) {
-      const s = byName.get(name)!;
-      const what = s.call ? `call ${s.call}` : s.script !== undefined ? 'script' : s.commands.join(' && ');
-      ctx.io.out(`  ${String(i + 1).padStart(3)}. ${name}${s.depends.length ? ` (after ${s.depends.join(', ')})` : ''}: ${s.type} ${what}\n`);
-    }
+  const valid = dag.errors.length === 0;
+  if (args.flags.json) {
+    printJson(ctx, { valid, errors: dag.errors, plan: valid ? plan(dag.definition) : null, notes: valid ? kubernetesNotes(dag.definition) : [] });
+    return valid ? 0 : 1;
+  }
+  if (!valid) return 1;
+  const p = plan(dag.definition);
+  ctx.io.out(`DAG ${p.dag}: ${p.steps} steps, maxActiveSteps ${p.maxActiveSteps}, nothing executed\n`);
+  p.waves.forEach((wave, i) => {
+    for (const s of wave) ctx.io.out(`  ${String(i + 1).padStart(3)}. ${s.name}${s.depends.length ? ` (after ${s.depends.join(', ')})` : ''}: ${s.type} ${s.run}\n`);
   });
-  const handlers = Object.keys(def.handlerOn);
-  if (handlers.length) ctx.io.out(`  handlers: ${handlers.join(', ')}\n`);
-  kubernetesNote(ctx, def);
+  if (p.handlers.length) ctx.io.out(`  handlers: ${p.handlers.join(', ')}\n`);
+  printNotes(ctx, dag.definition);
   return 0;
 }
