@@ -74,7 +74,19 @@ async function load() {
   return { main: (await import(pathToFileURL(TREE).href)).main, saveCache: () => undefined };
 }
 
-load().then(({ main, saveCache: save }) => main(process.argv.slice(2)).then((code) => {
+/**
+ * No build to load (a checkout where `npm install` did not run, a dist/ removed or half-copied): a sentence
+ * saying so, not Node's ENOENT or "Cannot find module".
+ */
+function notBuilt(err) {
+  if (!err || (err.code !== 'ENOENT' && err.code !== 'ERR_MODULE_NOT_FOUND')) throw err;
+  const missing = err.path ?? /'([^']+)'/.exec(err.message)?.[1] ?? DIST;
+  process.stderr.write(`svc is not built or not installed: ${missing} is missing (run npm install in ${dirname(DIST)}: it builds dist/)\n`);
+  process.exit(2);
+}
+
+// main() turns the errors it knows into sentences (src/cli/system-error.ts); what is left is printed as is.
+load().catch(notBuilt).then(({ main, saveCache: save }) => main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
   save();
 })).catch((err) => {

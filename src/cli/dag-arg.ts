@@ -7,6 +7,7 @@ import { DomainError } from '../core/errors.js';
 import type { LoadedDag } from '../core/ports/engine-ports.js';
 import { loadDagFile } from '../main/embedded.js';
 import type { CliContext } from './context.js';
+import { configPathHints, systemErrorSentence } from './system-error.js';
 
 const WHY: Record<string, string> = {
   EACCES: 'permission denied', EPERM: 'permission denied', EISDIR: 'it is a directory', ENOTDIR: 'a part of the path is not a directory',
@@ -20,6 +21,13 @@ function unreadable(path: string, e: unknown): never {
   throw new DomainError('bad_request', `cannot read the DAG file ${path}: ${WHY[code] ?? (e instanceof Error ? e.message : String(e))}`);
 }
 
+/** The DAGs directory could not be searched (it is a file, unreadable, ...): what was in the way. */
+function unsearchable(ctx: CliContext, name: string, e: unknown): never {
+  if (e instanceof DomainError) throw e;
+  const why = systemErrorSentence(e, configPathHints(ctx.config));
+  throw new DomainError('bad_request', `cannot look for a DAG named "${name}" in the DAGs directory ${ctx.config.dagsDir}: ${why ?? (e instanceof Error ? e.message : String(e))}`);
+}
+
 export async function loadDagArg(ctx: CliContext, arg: string): Promise<LoadedDag> {
   const kind = (() => {
     try {
@@ -30,7 +38,7 @@ export async function loadDagArg(ctx: CliContext, arg: string): Promise<LoadedDa
   })();
   if (kind === 'directory') throw new DomainError('bad_request', `${arg} is a directory: name a DAG file in it, or a DAG of the DAGs directory`);
   if (kind === 'file') return loadDagFile(arg).catch((e: unknown) => unreadable(arg, e));
-  const found = await ctx.deps.dags.find(arg).catch((e: unknown) => unreadable(arg, e));
+  const found = await ctx.deps.dags.find(arg).catch((e: unknown) => unsearchable(ctx, arg, e));
   if (found) return found;
   throw new DomainError('not_found', `no DAG file ${arg}, and no DAG named "${arg}" in the DAGs directory ${ctx.config.dagsDir} (SVC_DAGS_DIR)`);
 }

@@ -13,6 +13,7 @@ import { dryCommand, validateCommand } from './validate.js';
 import { kubeCommand } from './kube.js';
 import { approveCommand, rejectCommand } from './approval.js';
 import { dequeueCommand, enqueueCommand } from './queue.js';
+import { configPathHints, systemErrorSentence } from './system-error.js';
 
 
 type Command = (ctx: CliContext, args: Args) => Promise<number>;
@@ -59,30 +60,31 @@ function dispatch(argv: string[], io: CliIO): { name: string; cmd: Command; args
   return { name, cmd, args };
 }
 
+/**
+ * Errors are sentences on stderr: usage and configuration (exit 2), domain errors (exit 1), and Node system
+ * errors that reached the top (exit 2: the machine's set-up, not the DAG). Anything else goes up to
+ * bin/svc.js, which prints its message.
+ */
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
-  let asked;
+  let ctx: CliContext | undefined;
   try {
-    asked = dispatch(argv, io);
-  } catch (e) {
-    if (e instanceof UsageError) { io.err(`${e.message}\n`); return 2; }
-    throw e;
-  }
-  if (typeof asked === 'number') return asked;
-  const { name, cmd, args } = asked;
-  const progress = name === 'start' || name === 'retry' || name === 'resume' ? progressPrinter(io.out) : undefined;
-  let ctx;
-  try {
-    ctx = cliContext(io, progress);
-  } catch (e) {
-    if (e instanceof ConfigError) { io.err(`configuration error: ${e.message}\n`); return 2; }
-    throw e;
-  }
-  try {
-    return await cmd(ctx, args);
+    return await dispatchAndRun(argv, io, (c) => { ctx = c; });
   } catch (e) {
     if (e instanceof UsageError) { io.err(`${e.message}\n`); return 2; }
     if (e instanceof ConfigError) { io.err(`configuration error: ${e.message}\n`); return 2; }
     if (e instanceof DomainError) { io.err(`error (${e.code}): ${e.message}\n`); return 1; }
+    const sentence = systemErrorSentence(e, ctx ? configPathHints(ctx.config) : []);
+    if (sentence) { io.err(`svc ${argv[0]}: ${sentence}\n`); return 2; }
     throw e;
   }
+}
+
+async function dispatchAndRun(argv: string[], io: CliIO, made: (ctx: CliContext) => void): Promise<number> {
+  const asked = dispatch(argv, io);
+  if (typeof asked === 'number') return asked;
+  const { name, cmd, args } = asked;
+  const progress = name === 'start' || name === 'retry' || name === 'resume' ? progressPrinter(io.out) : undefined;
+  const ctx = cliContext(io, progress);
+  made(ctx);
+  return await cmd(ctx, args);
 }

@@ -4,7 +4,7 @@
  * bin/ and dist/ so the real build is never touched.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/cli.js';
@@ -83,6 +83,17 @@ describe('bin/svc.js', () => {
     const cache = readFileSync(out);
     expect(cache.subarray(0, id!.length + 1).toString('latin1')).toBe(`${id}\n`);
     expect(cache.length).toBeGreaterThan(100_000);
+  });
+  test('no build to run (dist/ missing or partial): a sentence saying what is missing and what to run, exit 2', () => {
+    const dir = install();
+    rmSync(join(dir, 'dist/svc-cli.cjs'));
+    rmSync(join(dir, 'dist/cli/args.js')); // the tree runs, and misses a module
+    const partial = svc(dir, ['validate', 'ok.yaml']);
+    expect(partial.status).toBe(2);
+    expect(partial.stderr).toBe(`svc is not built or not installed: ${join(dir, 'dist/cli/args.js')} is missing (run npm install in ${dir}: it builds dist/)\n`);
+    rmSync(join(dir, 'dist'), { recursive: true });
+    const none = svc(dir, ['validate', 'ok.yaml']);
+    expect([none.status, none.stderr]).toEqual([2, `svc is not built or not installed: ${join(dir, 'dist/svc-cli.cjs')} is missing (run npm install in ${dir}: it builds dist/)\n`]);
   });
   test('steps start from the native fork server the build made (ADR 0008), from the bundle and from the tree', () => {
     const dir = install();
