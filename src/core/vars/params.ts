@@ -184,10 +184,10 @@ export async function evaluateParams(defs: ParamDef[], override: string | undefi
 }
 
 /**
- * A run's params as the reference shows them in a sub-DAG's result: its defaults with the start's values
- * over them, as `NAME=value` words, positional values named by their place (`1=x`).
+ * A run's params as the reference shows them in a sub-DAG's result: its (evaluated) defaults with the
+ * start's values over them, as `NAME=value` words, positional values named by their place (`1=x`).
  */
-export function paramsDisplay(defs: ParamDef[], override: string | undefined): string {
+export function paramsDisplay(params: ResolvedParams): string {
   let k = 0;
-  return resolveParams(defs, override).ordered.map((t) => `${t.name ?? String(++k)}=${t.value}`).join(' ');
+  return params.ordered.map((t) => `${t.name ?? String(++k)}=${t.value}`).join(' ');
 }

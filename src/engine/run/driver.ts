@@ -23,6 +23,13 @@ import { RunNotices } from './notify.js';
 import { CallerTraces, RunTracing } from './tracing.js';
 import { StatusWriter } from './status-writer.js';
 import { runLog } from '../../core/ports/log-store.js';
+import type { ResolvedParams } from '../../core/vars/params.js';
+
+/** A run driven to its end, and its params as evaluated by the driver (none when it had ended before). */
+export interface DrivenRun {
+  run: DagRunResource;
+  params?: ResolvedParams;
+}
 
 export class RunDriver {
   private readonly callerTraces = new CallerTraces();
@@ -31,22 +38,30 @@ export class RunDriver {
 
   /** Drives the run to a terminal status and returns the final resource. */
   async drive(key: RunKey): Promise<DagRunResource> {
+    return (await this.driveRun(key)).run;
+  }
+
+  /**
+   * As drive, with the run's params as they were evaluated when it was driven (none when it had ended
+   * already). `systemEnv`: a sub-DAG run's environment, its parent's childEnv (a root run has the service's).
+   */
+  async driveRun(key: RunKey, systemEnv?: Record<string, string>): Promise<DrivenRun> {
     const run = await this.deps.store.get(key);
     if (!run) throw new NotFoundError(`dag-run ${key.dagRunId} of ${key.dagName} not found`);
-    if (isRunTerminal(run.status.run.status)) return this.released(key, run);
+    if (isRunTerminal(run.status.run.status)) return { run: await this.released(key, run) };
     if (!(await this.deps.ownership.acquire(key))) {
       throw new DomainError('already_running', `dag-run ${key.dagRunId} of ${key.dagName} is driven by ${(await this.deps.ownership.holder(key)) ?? 'another process'}`);
     }
     const writer = new StatusWriter(this.deps, run);
     let ctx;
     try {
-      ctx = await prepareRunContext(run, this.deps);
+      ctx = await prepareRunContext(run, this.deps, systemEnv);
     } catch (e) {
-      return this.released(key, await this.failEarly(run, writer, e instanceof Error ? e.message : String(e)));
+      return { run: await this.released(key, await this.failEarly(run, writer, e instanceof Error ? e.message : String(e))) };
     }
     const loop = new Loop();
     const resumed = run.status.run.status !== RunStatus.NotStarted && run.status.run.status !== RunStatus.Queued;
-    const applier = new EffectApplier(this.deps, run, ctx, (o) => loop.push(o), (k) => this.drive(k), resumed);
+    const applier = new EffectApplier(this.deps, run, ctx, (o) => loop.push(o), (k, env) => this.driveRun(k, env), resumed);
     if (resumed) await this.resume(run, applier);
     const requests = new Requests(this.deps, key, loop);
     const unwatch = this.deps.events.watch(key, () => requests.wake());
@@ -62,7 +77,7 @@ export class RunDriver {
     await runLogWriter.flush();
     const final = await writer.flush();
     await Promise.all([notices.settled(), tracing.close(final)]);
-    return this.released(key, final);
+    return { run: await this.released(key, final), params: ctx.params };
   }
 
   /** The run has ended and its end is saved: nobody needs to own it any more. */

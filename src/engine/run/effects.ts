@@ -17,7 +17,7 @@ import { finishRun, waitingStepsEnv } from './finish.js';
 import type { RunContext } from './run-context.js';
 import type { ProbeKind, ProbeOwner } from './probes.js';
 import { execLog } from '../../core/ports/log-store.js';
-import { runSubDag } from './subdag.js';
+import { runSubDag, type DriveSubRun } from './subdag.js';
 import { execLogOf } from './exec-logs.js';
 
 export class EffectApplier {
@@ -31,7 +31,7 @@ export class EffectApplier {
     private run: DagRunResource,
     private readonly ctx: RunContext,
     private readonly push: (o: Observation) => void,
-    private readonly drive: (key: { dagName: string; dagRunId: string }) => Promise<DagRunResource>,
+    private readonly drive: DriveSubRun,
     /** The run had a driver before this one: its saved status may lag what that driver started. */
     private readonly resumed = false,
   ) {}

@@ -38,28 +38,39 @@ export interface RunContext {
   stepEnv(owner: ProbeOwner | undefined, state: RunState, extra: EnvEntry[]): Promise<Record<string, string>>;
   /** `${VAR}` lookup for a step's fields given its environment (system env visible). */
   lookup(env: Record<string, string>): Lookup;
+  /**
+   * The system environment of a sub-DAG run this run calls: this run's, with its built-ins, dotenv, DAG
+   * env and named params over it (the reference starts a child with its parent's environment). In memory
+   * only: it may hold values computed by backquotes.
+   */
+  childEnv: Record<string, string>;
 }
 
 export const resolvePath = (base: string, p: string): string => (isAbsolute(p) ? p : resolve(base, p));
 
-export async function prepareRunContext(run: DagRunResource, deps: EngineDeps): Promise<RunContext> {
+/**
+ * `systemEnv`: the service's environment for a root run; for a sub-DAG run, its parent's `childEnv`
+ * (so the child's params, env and conditions see the parent's params and env; its steps get only what
+ * SPEC 2.7 passes of it, as for any system environment).
+ */
+export async function prepareRunContext(run: DagRunResource, deps: EngineDeps, systemEnv: Record<string, string> = deps.systemEnv): Promise<RunContext> {
   const def = run.spec.definition;
   const workingDir = run.spec.workingDir;
   const dagDir = run.spec.sourceFile ? dirname(run.spec.sourceFile) : workingDir;
   const shell = shellFor(undefined, def, deps.defaultShell).argv;
   const probes = new Probes(deps, run);
-  const base = { cwd: workingDir, env: { ...deps.systemEnv }, shell };
+  const base = { cwd: workingDir, env: { ...systemEnv }, shell };
   // Backquote output becomes values (a token from a vault, say): returned to the engine, never logged.
   const runCommand = (owner: ProbeOwner | undefined, kind?: ProbeKind): RunCommand => probes.runCommand({ ...base, owner, unlogged: true }, kind);
   const dotenv = await loadDotenv(deps, probes, def.dotenv, { ...base, dagDir });
   const dotenvValues = new Map(dotenv.map((e) => [e.name, e.value]));
-  const params = await evaluateParams(def.params, run.spec.params || undefined, (n) => dotenvValues.get(n) ?? deps.systemEnv[n], runCommand(undefined));
+  const params = await evaluateParams(def.params, run.spec.params || undefined, (n) => dotenvValues.get(n) ?? systemEnv[n], runCommand(undefined));
   const paramsEnv = paramsToEnv(params);
-  const dagEnv = await resolveDagEnv({ systemEnv: deps.systemEnv, dotenv, dagEnv: def.env, params: paramsEnv, runCommand: runCommand(undefined) });
+  const dagEnv = await resolveDagEnv({ systemEnv, dotenv, dagEnv: def.env, params: paramsEnv, runCommand: runCommand(undefined) });
   const secrets: EnvEntry[] = [];
   const read = (paths: string[]) => probes.readFirst(paths, { ...base, kind: 'secret', unlogged: true });
   for (const s of def.secrets) {
-    const value = await deps.secrets.resolve(s.provider, s.key, s.options, { workingDir, dagDir, env: deps.systemEnv, read });
+    const value = await deps.secrets.resolve(s.provider, s.key, s.options, { workingDir, dagDir, env: systemEnv, read });
     secrets.push({ name: s.name, value });
   }
   const builtins: EnvEntry[] = [
@@ -72,13 +83,21 @@ export async function prepareRunContext(run: DagRunResource, deps: EngineDeps): 
   const ctx: RunContext = {
     workingDir, dagDir, params, dotenv, dagEnv, secrets, secretValues: secrets.map((s) => s.value).filter(Boolean), probes, shell, runCommand, builtins,
     stepEnv: (owner, state, extra) => buildStepEnv({
-      systemEnv: deps.systemEnv, dotenv, dagEnv, dagEnvResolved: true, params: paramsEnv, runCommand: runCommand(owner),
+      systemEnv, dotenv, dagEnv, dagEnvResolved: true, params: paramsEnv, runCommand: runCommand(owner),
       outputs: Object.entries(owner ? visibleVariables(def, state, owner.exec.node) : state.variables).map(([name, value]) => ({ name, value })),
       builtins: [...builtins, ...extra], secrets, stepEnv: owner?.step.env ?? [], refs: stepRefs(deps, run, state),
     }),
-    lookup: (env) => buildExpansionLookup(deps.systemEnv, env),
+    lookup: (env) => buildExpansionLookup(systemEnv, env),
+    childEnv: childEnvOf(systemEnv, [...builtins, ...dotenv.filter((e) => systemEnv[e.name] === undefined), ...dagEnv, ...paramsEnv]),
   };
   return ctx;
+}
+
+/** The system environment with `layers` over it, lowest first; positional params ($1) are not variables. */
+function childEnvOf(systemEnv: Record<string, string>, layers: EnvEntry[]): Record<string, string> {
+  const env = { ...systemEnv };
+  for (const e of layers) if (!/^\d+$/.test(e.name)) env[e.name] = e.value;
+  return env;
 }
 
 /**

@@ -11,7 +11,7 @@ import { RunStatus, isRunSuccess, isRunTerminal, runStatusLabel } from '../../co
 import type { StepDefinition } from '../../core/spec/types.js';
 import { DEFAULT_MAX_CALL_DEPTH, callDepthProblem } from '../../core/spec/calls.js';
 import { expandVars } from '../../core/vars/expand.js';
-import { paramsDisplay } from '../../core/vars/params.js';
+import { paramsDisplay, resolveParams, type ResolvedParams } from '../../core/vars/params.js';
 import { AlreadyExistsError } from '../../core/errors.js';
 import type { EngineDeps } from '../deps.js';
 import type { BuiltRequest } from './exec-request.js';
@@ -38,8 +38,14 @@ export interface SubDagEnv {
   push: (o: Observation) => void;
   setLive: (r: RunningExec) => void;
   /** Drives a run to its end (the engine's driver; injected to keep the module graph acyclic). */
-  drive: (key: { dagName: string; dagRunId: string }) => Promise<DagRunResource>;
+  drive: DriveSubRun;
 }
+
+/**
+ * Drives a sub-DAG run to its end, with the system environment it inherits from its parent; returns the
+ * run and its params as evaluated (none when it had ended before).
+ */
+export type DriveSubRun = (key: { dagName: string; dagRunId: string }, systemEnv: Record<string, string>) => Promise<{ run: DagRunResource; params?: ResolvedParams }>;
 
 export interface SubDagCall {
   node: NodeState;
@@ -90,10 +96,10 @@ export async function runSubDag(env: SubDagEnv, call: SubDagCall): Promise<ExecR
   const key = { dagName: child.spec.dagName, dagRunId };
   push({ type: 'subRun', exec, subRun: { dagRunId, name: child.spec.dagName, params: child.spec.params, status: RunStatus.Running } });
   setLive({ result: Promise.resolve({ exitCode: 0 }), signal: () => void deps.store.requestStop(key).catch(() => undefined) });
-  const done = await env.drive(key);
+  const { run: done, params: evaluated } = await env.drive(key, ctx.childEnv);
   const status = done.status.run.status;
   push({ type: 'subRun', exec, subRun: { dagRunId, name: child.spec.dagName, params: child.spec.params, status } });
-  const output = subDagResult(done, dagRunId);
+  const output = subDagResult(done, dagRunId, evaluated);
   // As the reference does: the result is the calling step's stdout too.
   await deps.logs.append(execLogOf(parent, step, exec, 'stdout'), `${output}\n`);
   if (isRunSuccess(status)) return { exitCode: 0, output, ...(status === RunStatus.PartiallySucceeded ? { partial: true } : {}) };
@@ -107,7 +113,7 @@ export async function runSubDag(env: SubDagEnv, call: SubDagCall): Promise<ExecR
  * outputs.json key (`${RES.outputs.greeting}`, SPEC 2.6) and, as the reference has it, by its variable
  * name (`${RES.outputs.GREETING}`): masked as in outputs.json, omitted ones left out (ADR 0018).
  */
-function subDagResult(done: DagRunResource, dagRunId: string): string {
+function subDagResult(done: DagRunResource, dagRunId: string, evaluated: ResolvedParams | undefined): string {
   const { definition, params } = done.spec;
   const outputs: Record<string, string> = {};
   for (const step of definition.steps) {
@@ -115,6 +121,7 @@ function subDagResult(done: DagRunResource, dagRunId: string): string {
     const value = o && !o.omit ? done.status.run.outputs[o.key] : undefined;
     if (o && value !== undefined) Object.assign(outputs, { [o.key]: value, [o.name]: value });
   }
-  const shown = paramsDisplay(definition.params, params || undefined);
+  // Evaluated defaults as the child saw them (`${VAR}`, backquotes); unevaluated only for a child that had ended before (adopted).
+  const shown = paramsDisplay(evaluated ?? resolveParams(definition.params, params || undefined));
   return JSON.stringify({ name: done.spec.dagName, dagRunId, ...(shown ? { params: shown } : {}), outputs, status: runStatusLabel(done.status.run.status) }, null, 2);
 }
