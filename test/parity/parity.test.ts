@@ -4,9 +4,10 @@
  * divergence not fixed yet, and its test asserts that it still differs (fixing it fails the test until
  * the mark goes). The counts are printed at the end.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { ROOT } from '../helpers/cli.js';
 import { ASPECTS, findDagu, runDagu, runSvc, view, type Outcome, type ParityCase } from './harness.js';
 
 const DIR = join(import.meta.dirname, 'cases');
@@ -14,6 +15,18 @@ const cases: ParityCase[] = readdirSync(DIR).filter((f) => f.endsWith('.yaml')).
   .flatMap((f) => (parse(readFileSync(join(DIR, f), 'utf8')) as ParityCase[]).map((c) => ({ ...c, name: `${f.replace(/\.yaml$/, '')}: ${c.name}` })))
   // PARITY_ONLY=text: only the cases whose name holds it (jest's -t would still run every case first).
   .filter((c) => !process.env.PARITY_ONLY || c.name.includes(process.env.PARITY_ONLY));
+
+/**
+ * The text of the ADR section a deliberate difference points at (`docs/adr/NNNN-title.md#n`: its
+ * decision numbered n), whitespace folded; undefined when the file or the decision is not there.
+ */
+function adrSection(ref: string): string | undefined {
+  const [path, n] = ref.split('#');
+  if (!path || !n || !/^\d+$/.test(n) || !existsSync(join(ROOT, path))) return undefined;
+  const text = readFileSync(join(ROOT, path), 'utf8');
+  const m = new RegExp(`^${n}\\. ([\\s\\S]*?)(?=^\\d+\\. |^## |(?![\\s\\S]))`, 'm').exec(text);
+  return m?.[1]?.replace(/\s+/g, ' ');
+}
 
 const dagu = findDagu();
 if (!dagu && process.env.CI === 'true') throw new Error('the reference binary (npm @dagu-org/dagu-linux-x64) is required under CI=true');
@@ -55,6 +68,8 @@ async function runAll(bin: string): Promise<void> {
       return;
     }
     try {
+      // A deliberate difference is argued in the section it names, which names the case.
+      if (c.differs) expect(adrSection(c.differs) ?? `no section ${c.differs}`).toContain(`\`${c.name}\``);
       expect(s).toEqual(d);
       if (c.svc) expect(r!.svc).toMatchObject(c.svc);
     } catch (e) {
