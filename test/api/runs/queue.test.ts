@@ -2,6 +2,18 @@
  * Queues (SPEC 3.3, 2.2 maxActiveRuns/queue; reference 9): FIFO, concurrency, named queues, overrides.
  * Each run marks its start and then holds until the test releases it, so what the scheduler may do next
  * is decided by the test, never by how fast this machine happens to be.
+ *
+ * The race this replaced (issue 20, item 12; commit 0b9d123): each step used to `sleep 0.3` between a
+ * "start" and an "end" line in one events log, and the tests read order and overlap off that log. The log
+ * timed the shells, not the queue's decisions. (1) Runs that one queue pass starts together (pa1 and pa2
+ * under a limit of 2) write their "start" lines in whatever order their shells get a CPU, yet the named
+ * queue case expected the exact order pa1, pa2, pa3, pb1, ... (2) "The first three starts are t1-t3" and
+ * "more than one run at a time" assumed every shell starts within 0.3 s of its launch: on 2 cores loaded
+ * by the whole suite, one shell could be held back longer than another run's whole life, so t4's line
+ * came before t2's, or no two runs overlapped. Alone the machine is idle and it passed; in the full suite
+ * it failed about once in ten runs. The queue's decisions were not at fault (the fix changed only this
+ * file): runs now hold until released, started runs are read as a set of marker files, and a limit is checked as
+ * "exactly these have started, and no other within 300 ms", one release at a time in FIFO order.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
