@@ -12,8 +12,8 @@
  * by the whole suite, one shell could be held back longer than another run's whole life, so t4's line
  * came before t2's, or no two runs overlapped. Alone the machine is idle and it passed; in the full suite
  * it failed about once in ten runs. The queue's decisions were not at fault (the fix changed only this
- * file): runs now hold until released, started runs are read as a set of marker files, and a limit is checked as
- * "exactly these have started, and no other within 300 ms", one release at a time in FIFO order.
+ * file): runs now hold until released, started runs are read as a set of marker files, and a limit is
+ * checked as "exactly these have started, and no other within 300 ms", one release at a time in FIFO order.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
