@@ -223,12 +223,13 @@ describeTools('helm install of charts/svc', ['helm'], () => describeCluster('on 
         ['operator', 'watch', 'dagruns.svc.io'], ['operator', 'update', 'dagruns.svc.io#status'], ['operator', 'create', 'pods'], ['operator', 'delete', 'pods'],
         ['operator', 'create', 'secrets'], ['operator', 'update', 'leases.coordination.k8s.io/svc-operator'], ['operator', 'list', 'leases.coordination.k8s.io', 'kube-node-lease'],
         ['api', 'create', 'dags.svc.io'], ['api', 'delete', 'dagruns.svc.io'], ['api', 'get', 'secrets/svc-users'], ['api', 'update', 'secrets/svc-api-keys'], ['api', 'list', 'pods'],
+        ['api', 'update', 'leases.coordination.k8s.io/svc-admission'], ['operator', 'update', 'leases.coordination.k8s.io/svc-admission'],
       ];
       const refused: [string, string, string, string?][] = [
         ['operator', 'get', 'secrets'], ['operator', 'list', 'secrets'], ['operator', 'create', 'dags.svc.io'], ['operator', 'update', 'leases.coordination.k8s.io/other'],
         ['operator', 'create', 'leases.coordination.k8s.io'], ['operator', 'create', 'pods', 'default'], ['operator', 'create', 'pods#exec'], ['operator', 'create', 'deployments.apps'],
         ['api', 'get', 'secrets/svc-webhook-tls'], ['api', 'list', 'secrets'], ['api', 'create', 'pods'], ['api', 'delete', 'pods'], ['api', 'get', 'pods#log'],
-        ['api', 'list', 'dags.svc.io', 'default'], ['api', 'update', 'leases.coordination.k8s.io/svc-operator'],
+        ['api', 'list', 'dags.svc.io', 'default'], ['api', 'update', 'leases.coordination.k8s.io/svc-operator'], ['api', 'create', 'leases.coordination.k8s.io'],
         ['steps', 'get', 'secrets'], ['steps', 'list', 'pods'], ['steps', 'get', 'dagruns.svc.io'], ['steps', 'create', 'pods'], ['steps', 'list', 'nodes'],
       ];
       const answers = await Promise.all([...checks, ...refused].map(([who, verb, res, where]) => can(who, verb, res, where)));

@@ -48,6 +48,24 @@ describeCluster('the REST API over Dag and DagRun resources', () => {
     expect((await two.get('/dags/shared/spec')).body.spec).toBe(a);
   });
 
+  test('two replicas: concurrent singleton starts through both admit exactly one run', async () => {
+    expect((await one.post('/dags', { name: 'once', spec: 'steps:\n  - command: echo 1\n' })).status).toBe(201);
+    await eventually(async () => (await two.get('/dags/once')).status === 200 || undefined, 'the Dag on the second replica');
+    for (let round = 0; round < 3; round += 1) {
+      const dagName = `once-${round}`;
+      const starts = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? one : two).post('/dags/once/start', { singleton: true, dagName })));
+      const ok = starts.filter((r) => r.status === 200);
+      expect(ok).toHaveLength(1);
+      for (const r of starts.filter((x) => x.status !== 200)) expect([r.status, r.body.code]).toEqual([409, 'already_running']);
+      const stored = JSON.parse((await kubectl(['get', 'dagruns', '-n', ns, '-l', `svc.io/dag=${dagName}`, '-o', 'json'])).stdout).items;
+      expect(stored).toHaveLength(1);
+    }
+    // The Lease is free again, and records the last admitted run's version for the next holder.
+    const lease = JSON.parse((await kubectl(['get', 'lease', 'svc-admission', '-n', ns, '-o', 'json'])).stdout);
+    expect(lease.spec.holderIdentity).toBeUndefined();
+    expect(Number(lease.metadata.annotations['svc.io/runs-written'])).toBeGreaterThan(0);
+  });
+
   test('a started run is a DagRun in kubectl get dagruns, not started, waiting for the operator', async () => {
     const r = await one.post('/dags/hello/start', { dagRunId: 'first-run' });
     expect(r.status).toBe(200);
