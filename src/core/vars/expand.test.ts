@@ -65,6 +65,11 @@ describe('expandVars', () => {
     ['${OBJ.}', '${OBJ.}'],
     ['${OBJ.items[x]}', '${OBJ.items[x]}'],
     ['$(echo $A)', '$(echo a)'],
+    ['${OBJ.x.y:0:2}', 'de'],
+    ['${OBJ.x.y:1}', 'eep'],
+    ['${OBJ.x.y: -2}', 'ep'],
+    ['${OBJ.x.y:-word}', ''],
+    ['${UNKNOWN.x:0:2}', '${UNKNOWN.x:0:2}'],
   ])('%j -> %j', (input, expected) => {
     expect(expandVars(input, lookup)).toBe(expected);
   });

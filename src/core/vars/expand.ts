@@ -5,7 +5,7 @@
  * `echo '$NAME'` gets NAME substituted like Dagu does. `$(...)` is left to the shell.
  */
 import { jsonPath, parseJsonPath, renderJsonValue } from './jsonpath.js';
-import { shellParam } from './shell-params.js';
+import { shellParam, substring } from './shell-params.js';
 
 export { jsonPath } from './jsonpath.js';
 
@@ -50,6 +50,17 @@ function resolveRef(name: string, path: string | undefined, lookup: Lookup): str
   return renderJsonValue(jsonPath(parsed, path));
 }
 
+/**
+ * `${id.stdout:0:4}`: a substring (bash's offset and length) of a JSON path read such as a step reference,
+ * which no shell could expand; undefined when the text is no such form or the read finds nothing.
+ */
+function slicedRef(name: string, path: string, lookup: Lookup): string | undefined {
+  const at = path.indexOf(':');
+  if (at < 0 || !parseJsonPath(path.slice(0, at))) return undefined;
+  const value = resolveRef(name, path.slice(0, at), lookup);
+  return value === undefined ? undefined : substring(value, path.slice(at + 1));
+}
+
 /** Replaces `${NAME}`, `$NAME`, `$1`, `${10}`, `${NAME.a[0].b}`; `$$` and `\$` give a literal `$`. */
 export function expandVars(text: string, lookup: Lookup, opts: ExpandOptions = {}): string {
   const keep = opts.keepUnknown ?? true;
@@ -64,6 +75,10 @@ export function expandVars(text: string, lookup: Lookup, opts: ExpandOptions = {
       if (!m && opts.shellForms) {
         const v = shellParam(braced ?? '', lookup, (word) => expandVars(word, lookup, opts));
         if (v !== undefined) return v;
+      }
+      if (m && m[2]?.includes(':')) {
+        const sliced = slicedRef(m[1] as string, m[2], lookup);
+        if (sliced !== undefined) return sliced;
       }
       // Not a variable reference (`${V:-x}`, `${}`): left for the shell.
       if (!m || (m[2] !== undefined && !parseJsonPath(m[2]))) return whole;

@@ -33,7 +33,7 @@ export function shellParam(body: string, lookup: Lookup, expand: (word: string) 
 }
 
 /** `offset[:length]`, bash rules: a negative offset counts from the end (written `: -3` or `:(-3)`), a negative length too. */
-function substring(value: string, spec: string): string | undefined {
+export function substring(value: string, spec: string): string | undefined {
   const m = /^\s*\(?\s*(-?\d+)\s*\)?\s*(?::\s*\(?\s*(-?\d+)\s*\)?\s*)?$/.exec(spec);
   if (!m) return undefined;
   const chars = [...value];
