@@ -7,6 +7,7 @@
 import nock from 'nock';
 import { runSteps } from '../helpers/steps.js';
 import { makeChatRunner } from '../../src/runtime/steps/chat/index.js';
+import { chatSettings } from '../../src/runtime/steps/chat/settings.js';
 
 const fast = { chat: makeChatRunner({ retry: { attempts: 3, baseDelayMs: 20, maxDelayMs: 100, maxRetryAfterMs: 5_000 } }) };
 
@@ -288,10 +289,15 @@ steps:
 });
 
 describe('what is not supported yet', () => {
-  test('llm.tools fails the step with a message that says so, before anything is sent', async () => {
-    const r = await runSteps('env:\n  - OPENAI_API_KEY: k\nsteps:\n  - name: ask\n    type: chat\n    llm: {provider: openai, model: gpt-x, tools: [lookup]}\n    messages: [{role: user, content: hi}]\n', { runners: fast });
-    expect(r.status).toBe('failed');
-    expect(r.node('ask').error).toContain('llm.tools (tool calling) is not supported');
+  test('llm.tools: the DAG does not load, saying why; nothing is sent', async () => {
+    const yaml = 'env:\n  - OPENAI_API_KEY: k\nsteps:\n  - name: ask\n    type: chat\n    llm: {provider: openai, model: gpt-x, tools: [lookup]}\n    messages: [{role: user, content: hi}]\n';
+    await expect(runSteps(yaml, { runners: fast })).rejects.toThrow(/steps\[0\] \(ask\)\.llm\.tools: tool calling is not supported/);
+    expect(seen).toHaveLength(0);
+  });
+
+  test('llm.tools in a step that reaches the runner anyway (a run stored before the check) fails it, before anything is sent', () => {
+    expect(() => chatSettings({ llm: { provider: 'openai', model: 'gpt-x', tools: ['lookup'] }, messages: [] }, { OPENAI_API_KEY: 'k' }))
+      .toThrow('llm.tools (tool calling) is not supported');
     expect(seen).toHaveLength(0);
   });
 });

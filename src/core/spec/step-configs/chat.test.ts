@@ -39,6 +39,12 @@ describe('chat step config', () => {
     ]);
   });
 
+  test('llm.tools is refused when the DAG loads, not when the step runs', () => {
+    expect(problems('steps:\n  - type: chat\n    llm: {provider: openai, model: gpt-x, tools: [lookup]}\n' + MSG))
+      .toEqual(['llm.tools: tool calling is not supported by this version of svc yet: remove llm.tools (docs/steps/chat.md)']);
+    expect(problems('steps:\n  - type: chat\n    llm: {provider: openai, model: gpt-x, tools: []}\n' + MSG)).toEqual([]);
+  });
+
   test('svc validate reports a missing provider and messages with the step named', () => {
     const loaded = loadDagText('steps:\n  - name: ask\n    type: chat\n    llm: {model: m}\n', { fileName: 'd' });
     expect(loaded.errors).toEqual(expect.arrayContaining([
