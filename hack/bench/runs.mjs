@@ -7,8 +7,8 @@
 //
 // --svc / --svc-alt: a checkout with dist/ built by tsc (default --svc: this repository). For each size
 // it generates the runs straight into a temp data dir (the store's file format, finished runs spread
-// over --dags DAGs, 5 % sub-DAG runs, 2 % failed), starts `svc server` (queue processor off: its safety
-// tick rereads the whole history, issue 20 item 14), times the index build (upgrade from a data dir
+// over --dags DAGs, 5 % sub-DAG runs, 2 % failed), starts `svc server` (queue processor off, so
+// that only the timed requests read runs), times the index build (upgrade from a data dir
 // without one), then --requests sequential requests per scenario, then --load-seconds of 8 concurrent
 // clients. The alt build gets --alt-requests per scenario (it reads every run for each request).
 // --writes times LocalRunStore create + 3 status writes per run on a fresh store (the index's cost).
