@@ -1,6 +1,10 @@
-/** The routes of the UI; the login page replaces them all while the server asks for credentials. */
-import { Link, Route, Routes } from 'react-router';
+/**
+ * The routes of the UI; the login page replaces them all while the server asks for credentials, and
+ * /login (where OIDC logins come back) is outside the frame.
+ */
+import { Link, Route, Routes, useLocation } from 'react-router';
 import { LoginPage } from './auth/login-page';
+import { LoginRoute } from './auth/oidc-return';
 import { useSession } from './auth/session';
 import { Layout } from './components/layout';
 import { LazyApiKeysPage, LazyUsersPage, LazyWebhooksPage } from './components/lazy-admin';
@@ -15,6 +19,9 @@ import { WorkersPage } from './pages/workers-page';
 
 export function App() {
   const { needLogin } = useSession();
+  const { pathname } = useLocation();
+  // /login first: the OIDC callback's answer is in its fragment, whatever the session's state.
+  if (pathname === '/login') return <LoginRoute />;
   if (needLogin) return <LoginPage />;
   return (
     <Routes>

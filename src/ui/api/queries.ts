@@ -307,6 +307,15 @@ export function useRenameDag() {
   });
 }
 
+/** Whether the server offers OIDC login, its button's label and where it starts (GET /auth/oidc, public). */
+export function useOidcInfo() {
+  return useQuery({
+    queryKey: ['auth', 'oidc'],
+    queryFn: ({ signal }) => must(api.GET('/auth/oidc', { signal })),
+    staleTime: Infinity,
+  });
+}
+
 export function useLogin() {
   return useMutation({
     mutationFn: (body: { username: string; password: string }) => must(api.POST('/auth/login', { body })),

@@ -1,13 +1,14 @@
 /**
- * The login page of builtin authentication (POST /auth/login): shown in place of every page while the
- * server answers 401. The token it gets is kept by the session and sent with every API call.
+ * The login page (POST /auth/login, and OIDC when the server offers it: GET /auth/oidc): shown in place of
+ * every page while the server answers 401, and at /login, where the server's OIDC callback sends the
+ * browser back (auth/oidc-return.tsx). The token it gets is kept by the session and sent with every call.
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client';
-import { useLogin } from '../api/queries';
+import { useLogin, useOidcInfo } from '../api/queries';
 import { useTitle } from '../lib/hooks';
-import { session } from './session';
+import { returnTo, session } from './session';
 
 function loginError(e: unknown): string {
   if (!(e instanceof ApiError)) return String(e);
@@ -17,7 +18,8 @@ function loginError(e: unknown): string {
   return e.message;
 }
 
-export function LoginPage() {
+/** `error`: why the last login failed elsewhere (the OIDC provider or the server's callback). */
+export function LoginPage({ error, onLoggedIn }: { error?: string | undefined; onLoggedIn?: () => void }) {
   useTitle('Log in');
   const qc = useQueryClient();
   const login = useLogin();
@@ -29,6 +31,7 @@ export function LoginPage() {
       onSuccess: (r) => {
         session.loggedIn(r.token, r.user);
         void qc.resetQueries();
+        onLoggedIn?.();
       },
     });
   };
@@ -37,6 +40,7 @@ export function LoginPage() {
       <form className="form login-form" onSubmit={submit} aria-labelledby="login-title">
         <h1 id="login-title">svc</h1>
         <p className="muted">Log in to continue.</p>
+        {error ? <div className="error-box" role="alert">OIDC login failed: {error}</div> : null}
         <label className="field">
           <span>Username</span>
           <input name="username" autoComplete="username" required autoFocus value={username} onChange={(e) => setUsername(e.target.value)} />
@@ -47,7 +51,27 @@ export function LoginPage() {
         </label>
         {login.isError ? <div className="error-box" role="alert">{loginError(login.error)}</div> : null}
         <button type="submit" className="primary" disabled={login.isPending}>{login.isPending ? 'Logging in…' : 'Log in'}</button>
+        <OidcButton />
       </form>
     </main>
+  );
+}
+
+/**
+ * A link, not a button: it leaves the app for the provider (through the server's redirect). The page
+ * asked for is remembered, so the browser comes back to it.
+ */
+function OidcButton() {
+  const info = useOidcInfo();
+  if (!info.data?.enabled) return null;
+  const remember = () => {
+    const { pathname, search, hash } = window.location;
+    returnTo.save(pathname === '/login' ? '/' : `${pathname}${search}${hash}`);
+  };
+  return (
+    <>
+      <p className="login-or muted small">or</p>
+      <a className="button login-oidc" href={info.data.loginUrl ?? '/api/v2/auth/oidc/login'} onClick={remember}>{info.data.buttonLabel || 'Log in with OIDC'}</a>
+    </>
   );
 }

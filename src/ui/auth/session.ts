@@ -80,6 +80,26 @@ class Session {
 
 export const session = new Session();
 
+const RETURN_KEY = 'svc.returnTo';
+
+/**
+ * The page to come back to after a login that leaves the app (OIDC: the provider, then the server's
+ * redirect to /login#token=...). sessionStorage: this tab only; only a path of this origin is kept.
+ */
+export const returnTo = {
+  save(path: string): void {
+    try { sessionStorage.setItem(RETURN_KEY, path); } catch { /* storage off: back to the dashboard */ }
+  },
+  take(): string {
+    let path: string | null = null;
+    try {
+      path = sessionStorage.getItem(RETURN_KEY);
+      sessionStorage.removeItem(RETURN_KEY);
+    } catch { /* storage off */ }
+    return path?.startsWith('/') && !path.startsWith('//') && !path.startsWith('/login') ? path : '/';
+  },
+};
+
 export function useSession(): SessionState {
   return useSyncExternalStore(session.subscribe, session.snapshot);
 }
