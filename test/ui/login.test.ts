@@ -91,14 +91,16 @@ describeWith('chromium', chromiumMissing, 'the web UI with builtin authenticatio
     await p.keyboard.insertText('oops');
     expect(await editor.textContent()).not.toContain('oops');
     expect(await p.getByRole('button', { name: 'Save', exact: true }).count()).toBe(0);
-    await p.goto(`${t.url}/dag-runs/hello/seen-1`);
+    await p.goto(`${t.url}/dag-runs/hello/seen-1?step=greet`);
     await p.getByRole('heading', { level: 1, name: 'Run seen-1' }).waitFor();
-    expect(await p.getByRole('button', { name: 'Stop', exact: true }).count()).toBe(0);
+    await p.locator('.run-summary [data-status="succeeded"]').waitFor({ timeout: 30_000 });
+    await p.getByLabel('stdout of greet').waitFor();
+    for (const name of ['Stop', 'Retry', 'Retry step', 'Set status']) expect(await p.getByRole('button', { name, exact: true }).count()).toBe(0);
     await p.screenshot({ path: shot('viewer') });
     await ctx.close();
   });
 
-  test('an operator runs DAGs (Start, Enqueue, Retry) but does not change them (no New DAG, Rename, Delete, Save)', async () => {
+  test('an operator runs DAGs (Start, Enqueue, Retry, Set status) but does not change them (no New DAG, Rename, Delete, Save)', async () => {
     const admin = (await t.req('POST', '/auth/login', { username: 'admin', password: PASSWORD })).body.token as string;
     const auth = { authorization: `Bearer ${admin}` };
     expect((await t.req('POST', '/users', { username: 'runner', password: 'runner-password-1', role: 'operator' }, auth)).status).toBe(201);
@@ -114,6 +116,12 @@ describeWith('chromium', chromiumMissing, 'the web UI with builtin authenticatio
     await p.locator('.run-summary[data-run="run-by-admin"] [data-status="succeeded"]').waitFor({ timeout: 30_000 });
     for (const name of ['Start', 'Enqueue', 'Retry']) await p.getByRole('button', { name, exact: true }).waitFor();
     for (const name of ['Rename', 'Delete']) expect(await p.getByRole('button', { name, exact: true }).count()).toBe(0);
+    // A finished run's step: retried, or its status set by hand (operator).
+    await p.goto(`${t.url}/dag-runs/hello/run-by-admin?step=greet`);
+    await p.getByLabel('stdout of greet').waitFor();
+    for (const name of ['Retry step', 'Set status']) await p.getByRole('button', { name, exact: true }).waitFor();
+    await p.goto(`${t.url}/dags/hello`);
+    await p.locator('.run-summary[data-run="run-by-admin"]').waitFor();
     await p.getByRole('link', { name: 'Spec' }).click();
     await p.getByText('Read-only: your role cannot change DAGs.').waitFor();
     expect(await p.getByRole('button', { name: 'Save', exact: true }).count()).toBe(0);

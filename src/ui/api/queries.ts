@@ -168,6 +168,24 @@ export function useRetry() {
   });
 }
 
+/** The sub-DAG runs the run's steps started (direct children), under the run's key: live with it. */
+export function useSubRuns(name: string, dagRunId: string) {
+  return useQuery({
+    queryKey: [...keys.run(name, dagRunId), 'sub-runs'],
+    queryFn: async ({ signal }) => (await must(api.GET('/dag-runs/{name}/{dagRunId}/sub-dag-runs', { params: { path: { name, dagRunId } }, signal }))).subRuns,
+  });
+}
+
+/** Sets a step's status on a finished run (SPEC 3.2 code 0-5); the server recomputes the run's status. */
+export function useSetStepStatus() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ name, dagRunId, step, status }: { name: string; dagRunId: string; step: string; status: number }) =>
+      must(api.PATCH('/dag-runs/{name}/{dagRunId}/steps/{stepName}/status', { params: { path: { name, dagRunId, stepName: step } }, body: { status } })),
+    onSettled: () => invalidateRuns(qc),
+  });
+}
+
 /** Takes a queued run out of its queue (it ends aborted). A GET that changes things, as the API has it. */
 export function useDequeue() {
   const qc = useQueryClient();

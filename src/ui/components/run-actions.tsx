@@ -1,14 +1,15 @@
 /**
  * What an operator can do to a run besides Stop, each confirmed in a dialog: Retry a finished run (a new
- * attempt under the same id, or a new run under another id), Retry one step of it, Dequeue a queued run.
+ * attempt under the same id, or a new run under another id), Retry one step of it, set a step's status by
+ * hand on a finished run, Dequeue a queued run.
  * Shown only to sessions with the operator role or above (the server checks again).
  */
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
-import { useDequeue, useRetry } from '../api/queries';
+import { useDequeue, useRetry, useSetStepStatus } from '../api/queries';
 import type { DagRunDetail } from '../api/types';
 import { useCan } from '../auth/session';
-import { isFinished } from '../lib/status';
+import { isFinished, labelText, type StatusLabel } from '../lib/status';
 import { Dialog } from './dialog';
 import { ErrorBox } from './query-state';
 
@@ -109,5 +110,56 @@ export function RetryStep({ run, step }: { run: RunRef; step: string }) {
         <RetryForm run={run} step={step} onDone={() => setOpen(false)} />
       </Dialog>
     </>
+  );
+}
+
+/**
+ * The step statuses a user may set (SPEC 3.2 codes): not running (1), which only a run's driver sets;
+ * the API takes 0-5.
+ */
+const SETTABLE: readonly { code: number; label: StatusLabel }[] = [
+  { code: 4, label: 'succeeded' }, { code: 2, label: 'failed' }, { code: 3, label: 'aborted' }, { code: 5, label: 'skipped' }, { code: 0, label: 'not_started' },
+];
+
+/** "Set status" of a finished run's step (the step's log panel has it): PATCH .../steps/{step}/status. */
+export function SetStepStatus({ run, step, current }: { run: RunRef; step: string; current: StatusLabel | undefined }) {
+  const operate = useCan('operator');
+  const [open, setOpen] = useState(false);
+  if (!operate || !isFinished(run.statusLabel)) return null;
+  return (
+    <>
+      <button type="button" onClick={() => setOpen(true)}>Set status</button>
+      <Dialog open={open} title={`Set the status of step ${step}`} onClose={() => setOpen(false)}>
+        <StepStatusForm run={run} step={step} current={current} onDone={() => setOpen(false)} />
+      </Dialog>
+    </>
+  );
+}
+
+function StepStatusForm({ run, step, current, onDone }: { run: RunRef; step: string; current: StatusLabel | undefined; onDone: () => void }) {
+  const set = useSetStepStatus();
+  const [code, setCode] = useState(() => (current === 'succeeded' ? 2 : 4));
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    set.mutate({ name: run.name, dagRunId: run.dagRunId, step, status: code }, { onSuccess: onDone });
+  };
+  return (
+    <form className="form" onSubmit={submit}>
+      <p>
+        Step <code>{step}</code> of run <code>{run.dagRunId}</code> is {labelText(current)}. Nothing runs again: the step is only
+        recorded with the status chosen, and the run&apos;s status is worked out again from its steps.
+      </p>
+      <label className="field">
+        <span>New status</span>
+        <select name="status" value={code} onChange={(e) => setCode(Number(e.target.value))}>
+          {SETTABLE.map((s) => <option key={s.code} value={s.code}>{labelText(s.label)}</option>)}
+        </select>
+      </label>
+      {set.isError ? <ErrorBox error={set.error} /> : null}
+      <div className="actions">
+        <button type="button" className="ghost" onClick={onDone}>Cancel</button>
+        <button type="submit" className="primary" disabled={set.isPending}>{set.isPending ? 'Setting…' : 'Set status'}</button>
+      </div>
+    </form>
   );
 }

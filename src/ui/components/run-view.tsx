@@ -12,7 +12,7 @@ import { NodeTable, type NodeRow } from './node-table';
 import { StepLog } from './step-log';
 import { ApprovalPanel } from './approval';
 import { useCan } from '../auth/session';
-import { RetryStep } from './run-actions';
+import { RetryStep, SetStepStatus } from './run-actions';
 import { RunTimeline } from './run-timeline';
 
 /** A hitl step waiting for a decision. */
@@ -66,7 +66,7 @@ export function RunView({ run, steps, timeline = false }: { run: DagRunDetail | 
           ))}
           {timeline ? <RunTimeline nodes={rows.map((r) => r.node)} now={now} selected={shown} onSelect={select} /> : null}
           <NodeTable rows={rows} selected={shown} onSelect={select} now={now} />
-          {shown ? <StepLog key={`${run.dagRunId}/${shown}`} name={run.name} dagRunId={run.dagRunId} step={shown} live={live} onClose={() => select(undefined)} actions={<RetryStep run={run} step={shown} />} /> : null}
+          {shown ? <StepLog key={`${run.dagRunId}/${shown}`} name={run.name} dagRunId={run.dagRunId} step={shown} live={live} onClose={() => select(undefined)} actions={<><RetryStep run={run} step={shown} /><SetStepStatus run={run} step={shown} current={rows.find((r) => r.node.step.name === shown)?.node.statusLabel} /></>} /> : null}
         </>
       ) : null}
     </>

@@ -1,4 +1,7 @@
-/** One run (GET /dag-runs/{name}/{dagRunId}): header, Stop, graph, timeline, steps and their logs, live. */
+/**
+ * One run (GET /dag-runs/{name}/{dagRunId}): header (and its parent, for a sub-DAG run), Stop, graph,
+ * timeline, steps and their logs, live; its sub-DAG runs and outputs.
+ */
 import { Link, useParams } from 'react-router';
 import { useLive } from '../api/live';
 import { useCan } from '../auth/session';
@@ -8,6 +11,7 @@ import { RunSummary } from '../components/run-summary';
 import { RunView } from '../components/run-view';
 import { RunActions } from '../components/run-actions';
 import { OutputsTable } from '../components/outputs-table';
+import { SubRuns } from '../components/sub-runs';
 import { useTitle } from '../lib/hooks';
 import { isLive } from '../lib/status';
 
@@ -25,6 +29,9 @@ export function RunPage() {
         <div>
           <p className="crumbs"><Link to="/dags">DAGs</Link> / <Link to={`/dags/${encodeURIComponent(name)}`}>{name}</Link> /</p>
           <h1>Run <code>{dagRunId}</code></h1>
+          {run.data?.parentDAGRunName ? (
+            <p className="muted small">A sub-DAG run of <Link to={`/dag-runs/${encodeURIComponent(run.data.parentDAGRunName)}/${encodeURIComponent(run.data.parentDAGRunId)}`}>{run.data.parentDAGRunName} <code>{run.data.parentDAGRunId}</code></Link></p>
+          ) : null}
         </div>
         <div className="actions">
           {run.data ? <RunActions run={run.data} /> : null}
@@ -38,6 +45,7 @@ export function RunPage() {
         <>
           <RunSummary run={run.data} />
           <RunView run={run.data} timeline />
+          <SubRuns name={name} dagRunId={dagRunId} />
           <OutputsTable run={run.data} />
         </>
       ) : null}
