@@ -41,6 +41,8 @@ export interface RunFilter {
   dagRunId?: string;
   fromDate?: number;
   toDate?: number;
+  /** SPEC 2.9's tag filter expression (`env=prod,!draft`), on each run's definition snapshot. */
+  tags?: string;
 }
 
 /** Every run the filter keeps (the dashboard's counts of a day). */

@@ -1,6 +1,6 @@
 /**
  * The runs list (GET /dag-runs): root runs newest first, filtered by the server (DAG name, status, run id,
- * a date range: the filters live in the address, so a filtered list can be bookmarked), live while any
+ * a date range, a tag expression: the filters live in the address, so a filtered list can be bookmarked), live while any
  * listed run may still change. 200 runs a page; "Show more" asks the server for the next one (its cursor).
  */
 import { useMemo } from 'react';
@@ -26,6 +26,7 @@ export function filterOf(params: URLSearchParams): RunFilter {
   if (params.get('name')) f.name = params.get('name')!;
   if (status !== null && status !== '' && Number.isInteger(Number(status))) f.status = Number(status);
   if (params.get('id')) f.dagRunId = params.get('id')!;
+  if (params.get('tags')) f.tags = params.get('tags')!;
   const from = day(params.get('from'), false);
   const to = day(params.get('to'), true);
   if (from !== undefined) f.fromDate = from;
@@ -58,6 +59,7 @@ export function RunsPage() {
           </select>
         </label>
         <label>Run id <input type="search" value={params.get('id') ?? ''} onChange={(e) => set('id', e.target.value.trim())} placeholder="part of the id" /></label>
+        <label>Tags <input type="search" value={params.get('tags') ?? ''} onChange={(e) => set('tags', e.target.value.trim())} placeholder="env=prod,!draft" spellCheck={false} /></label>
         <label>From <input type="date" value={params.get('from') ?? ''} onChange={(e) => set('from', e.target.value)} /></label>
         <label>To <input type="date" value={params.get('to') ?? ''} onChange={(e) => set('to', e.target.value)} /></label>
       </form>
