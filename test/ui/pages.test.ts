@@ -257,11 +257,17 @@ describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
     await p.context().close();
   });
 
-  test('the dashboard: today\'s runs by status, active runs, workers, resources', async () => {
+  test('the dashboard: today\'s runs by status and over time, active runs, workers, resources', async () => {
     expect((await t.post('/dags/hello/start', { dagRunId: 'dash-1' })).status).toBe(200);
     await waitRun(t, 'hello', 'dash-1');
     expect((await t.post('/dags/slow-hello/start', { dagRunId: 'dash-2' })).status).toBe(200);
     const p = await page();
+    // The dashboard reads a page of runs (the API's limit), never every run of the day.
+    const lists: URL[] = [];
+    p.on('request', (r) => {
+      const u = new URL(r.url());
+      if (u.pathname === '/api/v2/dag-runs') lists.push(u);
+    });
     await p.goto(`${t.url}/`);
     await p.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
     const counts = p.getByRole('list', { name: 'Runs today by status' });
@@ -269,9 +275,25 @@ describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
     await p.getByRole('table', { name: 'Active runs' }).locator('tr[data-run="dash-2"]').waitFor();
     await p.getByRole('table', { name: 'Workers' }).waitFor();
     await p.locator('figure.sparkline[data-chart="CPU"]').waitFor();
+    // The day's timeline: a row per DAG, a bar per run, the running one open (striped) until it ends.
+    const day = p.getByRole('list', { name: "Today's runs over time" });
+    const done = day.locator('li[data-dag="hello"] a[data-run="dash-1"]');
+    await done.and(p.locator('[data-status="succeeded"]')).waitFor();
+    expect(await done.getAttribute('aria-label')).toMatch(/^hello dash-1: succeeded, started .+, took \d/);
+    const running = day.locator('li[data-dag="slow-hello"] a[data-run="dash-2"]');
+    await running.and(p.locator('.open[data-status="running"]')).waitFor();
+    expect(await running.getAttribute('aria-label')).toContain('running for');
     await p.screenshot({ path: shot('dashboard'), fullPage: true });
-    // The active run leaves the list live when it ends.
+    // The active run leaves the list live when it ends; its bar closes.
     await p.getByRole('table', { name: 'Active runs' }).locator('tr[data-run="dash-2"]').waitFor({ state: 'detached', timeout: 30_000 });
+    await running.and(p.locator('[data-status="succeeded"]:not(.open)')).waitFor();
+    expect(lists.length).toBeGreaterThan(0);
+    for (const u of lists) expect(Number(u.searchParams.get('limit'))).toBeGreaterThan(0);
+    expect(lists.some((u) => u.searchParams.has('fromDate'))).toBe(true);
+    // A bar opens its run.
+    await done.click();
+    await p.getByRole('heading', { level: 1, name: 'Run dash-1' }).waitFor();
+    await p.goBack();
     await counts.locator('[data-status="succeeded"]').click();
     await p.waitForURL(/\/dag-runs\?status=4&from=/);
     await p.locator('tr[data-run="dash-1"]').waitFor();

@@ -45,11 +45,26 @@ export interface RunFilter {
   tags?: string;
 }
 
-/** Every run the filter keeps (the dashboard's counts of a day). */
-export function useRuns(filter: RunFilter) {
+/** The most runs the dashboard reads of a day, and of each active status: a page, never every run. */
+export const DASHBOARD_RUNS = 500;
+
+/** The newest DASHBOARD_RUNS runs the filter keeps; `more`: the server has older ones past them. */
+export function useRunsPage(filter: RunFilter) {
   return useQuery({
-    queryKey: keys.runs(filter),
-    queryFn: async ({ signal }) => (await must(api.GET('/dag-runs', { params: { query: filter as never }, signal }))).dagRuns,
+    queryKey: [...keys.runs(filter), 'page'],
+    queryFn: async ({ signal }) => {
+      const r = await must(api.GET('/dag-runs', { params: { query: { ...(filter as Record<string, never>), limit: DASHBOARD_RUNS } }, signal }));
+      return { runs: r.dagRuns, more: Boolean(r.nextCursor) };
+    },
+  });
+}
+
+/** Runs running, waiting or queued, whenever they started (at most DASHBOARD_RUNS of each status). */
+export function useActiveRuns() {
+  return useQuery({
+    queryKey: ['runs', 'active'],
+    queryFn: async ({ signal }) => (await Promise.all(QUEUE_STATUSES.map((status) =>
+      must(api.GET('/dag-runs', { params: { query: { status, limit: DASHBOARD_RUNS } }, signal }))))).flatMap((r) => r.dagRuns),
   });
 }
 

@@ -1,20 +1,24 @@
 /**
- * The dashboard (`/`): today's runs by status, the runs that are running, queued or waiting, the workers,
- * and the machine's resources (GET /services/resources/history) as small charts. Live through the run
- * event stream; resources refresh every 30 s.
+ * The dashboard (`/`): today's runs by status and over time (a page of the newest: the API's `limit`, never
+ * every run of a busy day), the runs that are running, queued or waiting, the workers, and the machine's
+ * resources (GET /services/resources/history) as small charts. Live through the run event stream;
+ * resources refresh every 30 s.
  */
 import { useMemo } from 'react';
 import { Link } from 'react-router';
 import { useLive } from '../api/live';
-import { keys, useResources, useRuns } from '../api/queries';
+import { DASHBOARD_RUNS, useActiveRuns, useResources, useRunsPage } from '../api/queries';
 import type { DagRunSummary } from '../api/types';
 import { ErrorBox, Loading } from '../components/query-state';
+import { DayTimeline } from '../components/day-timeline';
 import { Sparkline } from '../components/sparkline';
 import { StatusBadge } from '../components/status-badge';
 import { Workers } from '../components/workers-table';
 import { formatTime } from '../lib/format';
-import { useTitle } from '../lib/hooks';
+import { useNow, useTitle } from '../lib/hooks';
 import { isActive, RUN_STATUSES, toneOf } from '../lib/status';
+
+const RUNS_KEY = ['runs'] as const;
 
 /** Midnight today, local time, in Unix seconds (the day the dashboard counts). */
 export function startOfToday(now = new Date()): number {
@@ -24,9 +28,12 @@ export function startOfToday(now = new Date()): number {
 export function DashboardPage() {
   useTitle('Dashboard');
   const filter = useMemo(() => ({ fromDate: startOfToday() }), []);
-  const today = useRuns(filter);
-  useLive(keys.runs(filter), true, '/events/dag-runs?limit=1');
-  const runs = today.data ?? [];
+  const today = useRunsPage(filter);
+  const active = useActiveRuns();
+  // Today's page and the active runs are both under ['runs']: one event stream refreshes both.
+  useLive(RUNS_KEY, true, '/events/dag-runs?limit=1');
+  const runs = today.data?.runs ?? [];
+  const now = useNow(runs.some((r) => isActive(r.statusLabel)));
   return (
     <>
       <header className="page-header"><h1>Dashboard</h1></header>
@@ -34,11 +41,17 @@ export function DashboardPage() {
         <h2 id="today-title">Today</h2>
         {today.isPending ? <Loading what="today's runs" /> : null}
         {today.isError ? <ErrorBox error={today.error} what="today's runs" /> : null}
+        {today.data?.more ? <p className="muted small" role="note">Counted and drawn: the newest {DASHBOARD_RUNS} runs of today; <Link to={`/dag-runs?from=${localDay()}`}>the runs list</Link> has them all.</p> : null}
         {today.data ? <StatusCounts runs={runs} /> : null}
+      </section>
+      <section aria-labelledby="day-timeline-title">
+        <h2 id="day-timeline-title">Today&apos;s runs over time</h2>
+        {today.data ? <DayTimeline runs={runs} now={now} /> : null}
       </section>
       <section aria-labelledby="active-title">
         <h2 id="active-title">Running, queued and waiting</h2>
-        {today.data ? <ActiveRuns runs={runs.filter((r) => isActive(r.statusLabel))} /> : null}
+        {active.isError ? <ErrorBox error={active.error} what="the active runs" /> : null}
+        {active.data ? <ActiveRuns runs={active.data} /> : null}
       </section>
       <section aria-labelledby="workers-title">
         <h2 id="workers-title"><Link to="/workers">Workers</Link></h2>
