@@ -9,6 +9,7 @@ import { effectiveConfig } from './step-config.js';
 import type { DagDefinition, StepDefinition, StepType } from './types.js';
 import { checkArchive } from './step-configs/archive.js';
 import { checkChat } from './step-configs/chat.js';
+import { checkGha } from './step-configs/gha.js';
 import { checkMail } from './step-configs/mail.js';
 import { checkRedis } from './step-configs/redis.js';
 import { checkPostgres, checkSqlite } from './step-configs/sql.js';
@@ -46,8 +47,13 @@ export const CONFIG_CHECKS: Partial<Record<StepType, ConfigCheck>> = {
   chat: checkChat,
 };
 
+/** Checks of the types that run only embedded (not as `svc run-step`): gha needs a local container engine. */
+export const EMBEDDED_CONFIG_CHECKS: Partial<Record<StepType, ConfigCheck>> = {
+  gha: checkGha,
+};
+
 /** Adds the config problems of every step and handler of the DAG. */
-export function checkStepConfigs(dag: DagDefinition, problems: Problems, checks = CONFIG_CHECKS): void {
+export function checkStepConfigs(dag: DagDefinition, problems: Problems, checks = { ...CONFIG_CHECKS, ...EMBEDDED_CONFIG_CHECKS }): void {
   const report = (path: string, step: StepDefinition): void => {
     const check = checks[step.type];
     if (!check) return;

@@ -32,6 +32,14 @@ export const STEP_RUNNERS: Partial<Record<StepType, StepRunner>> = Object.fromEn
   Object.entries(LOADERS).map(([type, load]) => [type, lazy(load)]),
 );
 
+/**
+ * Step types that run only embedded, beside a local container engine: not `svc run-step` types (a step
+ * Pod has no engine), so on Kubernetes they stay unsupported by the backend.
+ */
+export const EMBEDDED_RUNNERS: Partial<Record<StepType, StepRunner>> = {
+  gha: lazy(async () => (await import('./gha.js')).runGha),
+};
+
 export function inProcessLaunchers(logs: LogStore, runners = STEP_RUNNERS): Partial<Record<StepType, Launcher>> {
-  return Object.fromEntries(Object.entries(runners).map(([type, run]) => [type, inProcessLauncher(run, logs)]));
+  return Object.fromEntries(Object.entries({ ...EMBEDDED_RUNNERS, ...runners }).map(([type, run]) => [type, inProcessLauncher(run, logs)]));
 }
