@@ -78,7 +78,8 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
   const identity = oc.identity ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const warn = (what: string) => (e: unknown) => log.warn(what, { error: e instanceof Error ? e.message : String(e) });
   // Finished runs are kept slim in the watch cache: the operator's memory follows its active runs.
-  const store = new KubeRunStore(kc, namespace, { cache: { slimFinished: true } });
+  // Only unfinished runs in memory: a run leaves the cache when it ends (memory follows active runs).
+  const store = new KubeRunStore(kc, namespace, { cache: { slimFinished: true, unfinishedOnly: true } });
   const dags = new KubeDagStore(kc, namespace, { cache: true });
   // Step logs and results: in the bucket (each step Pod gets an upload grant), or files on the data claim.
   const s3 = s3Logs(config, log);

@@ -138,6 +138,46 @@ describeCluster('KubeRunStore', () => {
     unsubscribe();
   });
 
+  runStoreConformance('KubeRunStore with the unfinished-only cache (the operator)', async () => {
+    const { namespace, kc } = await fixture();
+    return synced(kc, namespace, { cache: { slimFinished: true, unfinishedOnly: true } });
+  });
+
+  test('unfinishedOnly (the operator): a run that ends leaves memory; listeners see its end; lists of it read the API', async () => {
+    const { namespace, kc } = await fixture();
+    const store = await synced(kc, namespace, { cache: { slimFinished: true, unfinishedOnly: true } });
+    const cached = (): string[] => ((store as unknown as { cache: { informer: { list(): DagRunObject[] } } }).cache.informer.list()).map((o) => o.spec!.dagRunId).sort();
+    const seen: RunChange[] = [];
+    const unsubscribe = store.subscribe((c) => seen.push(c));
+    const created = await store.create(makeRun({ dagRunId: 'done' }));
+    await store.create(makeRun({ dagRunId: 'active' }));
+    await eventually('both runs in the cache', async () => cached().length === 2 || undefined, 5000);
+    const run = structuredClone(created.status.run);
+    run.status = RunStatus.Succeeded;
+    run.nodes[0]!.status = NodeStatus.Succeeded;
+    await store.updateStatus(runKeyOf(created), created.metadata.resourceVersion, { ...created.status, run });
+    await eventually('the finished run to leave the cache', async () => (cached().join() === 'active') || undefined, 5000);
+    // Its end reaches listeners as an update of the whole run, not as a deletion.
+    const end = await eventually('the end event', async () => seen.find((c): c is Extract<RunChange, { run: unknown }> => c.type === 'update' && c.run.spec.dagRunId === 'done' && c.run.status.run.status === RunStatus.Succeeded), 5000);
+    expect(end.run.status.run.nodes).toHaveLength(2);
+    expect(seen.filter((c) => c.type === 'delete')).toEqual([]);
+    // Unfinished statuses come from memory; anything else from the API, whole.
+    const lists = jest.spyOn(DagRunApi.prototype, 'list');
+    expect((await store.list({ status: RunStatus.NotStarted })).map((r) => r.spec.dagRunId)).toEqual(['active']);
+    expect(lists).not.toHaveBeenCalled();
+    expect((await store.list({ status: RunStatus.Succeeded })).map((r) => r.spec.dagRunId)).toEqual(['done']);
+    expect((await store.list()).map((r) => r.spec.dagRunId).sort()).toEqual(['active', 'done']);
+    expect(lists).toHaveBeenCalledTimes(2);
+    lists.mockRestore();
+    // A write to a run that had already finished makes no event: a list right after does not wait for one.
+    const done = (await store.get(runKeyOf(created)))!;
+    await store.updateStatus(runKeyOf(created), done.metadata.resourceVersion, { ...done.status, run: { ...done.status.run, error: 'noted after' } });
+    const t0 = Date.now();
+    await store.list({ status: RunStatus.Running });
+    expect(Date.now() - t0).toBeLessThan(1500);
+    unsubscribe();
+  });
+
   test('a cache that is closed (or not yet synced) gives way to a LIST of the API', async () => {
     const { namespace, kc } = await fixture();
     const store = await synced(kc, namespace);

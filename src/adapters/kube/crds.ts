@@ -131,6 +131,8 @@ interface Kind {
   singular: string;
   shortNames: string[];
   columns: JsonSchema[];
+  /** Fields a list or watch may select on (`fieldSelector`); Kubernetes 1.31 and later. */
+  selectable?: string[];
   spec: JsonSchema;
   status: JsonSchema;
   description: string;
@@ -151,6 +153,7 @@ function crd(k: Kind): JsonSchema {
         storage: true,
         subresources: { status: {} },
         additionalPrinterColumns: k.columns,
+        ...(k.selectable ? { selectableFields: k.selectable.map((jsonPath) => ({ jsonPath })) } : {}),
         schema: {
           openAPIV3Schema: {
             type: 'object',
@@ -179,6 +182,8 @@ export const DAG_CRD = crd({
 export const DAG_RUN_CRD = crd({
   kind: 'DagRun', plural: 'dagruns', singular: 'dagrun', shortNames: ['dr'], spec: dagRunSpec, status: dagRunStatus,
   description: 'One run of a DAG: what to run, and how far it got.',
+  // The operator watches only runs that have not finished (status.phase), so its memory follows them.
+  selectable: ['.status.phase'],
   columns: [
     { name: 'DAG', type: 'string', jsonPath: '.spec.dagName' },
     { name: 'Status', type: 'string', jsonPath: '.status.phase' },

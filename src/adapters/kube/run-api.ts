@@ -38,21 +38,21 @@ export class DagRunApi {
   }
 
   /** Every DagRun (matching the selector), page by page; the resourceVersion is the first page's (the snapshot's). */
-  async list(labelSelector?: string): Promise<DagRunList> {
-    const first = await this.page(labelSelector);
+  async list(labelSelector?: string, fieldSelector?: string): Promise<DagRunList> {
+    const first = await this.page(labelSelector, undefined, fieldSelector);
     const items = [...first.items];
     for (let next = first.metadata.continue; next; ) {
-      const page = await this.page(labelSelector, next);
+      const page = await this.page(labelSelector, next, fieldSelector);
       items.push(...page.items);
       next = page.metadata.continue;
     }
     return { ...first, metadata: { resourceVersion: first.metadata.resourceVersion ?? '' }, items };
   }
 
-  private async page(labelSelector?: string, token?: string): Promise<DagRunList> {
+  private async page(labelSelector?: string, token?: string, fieldSelector?: string): Promise<DagRunList> {
     try {
       return await this.api.listNamespacedCustomObject({
-        ...this.where, limit: PAGE, ...(labelSelector ? { labelSelector } : {}), ...(token ? { _continue: token } : {}),
+        ...this.where, limit: PAGE, ...(labelSelector ? { labelSelector } : {}), ...(fieldSelector ? { fieldSelector } : {}), ...(token ? { _continue: token } : {}),
       }) as DagRunList;
     } catch (e) {
       throw kubeError(e, DAG_RUN_PLURAL);

@@ -13,7 +13,7 @@
 import { ListWatch, Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { DagRunApi } from './run-api.js';
 import type { DagRunObject } from './run-mapping.js';
-import { isRunTerminal } from '../../core/run/status.js';
+import { isRunTerminal, RunStatus, runStatusLabel } from '../../core/run/status.js';
 
 /** How long objects() waits for the watch to deliver this instance's own writes before giving up. */
 export const DEFAULT_CATCH_UP_MS = 2000;
@@ -51,9 +51,13 @@ export class RunCache {
    * process that drives runs never reads back from a list), so memory follows the active runs, not the
    * history. Listeners still see each change whole.
    */
-  constructor(kc: KubeConfig, api: DagRunApi, private readonly catchUpMs = DEFAULT_CATCH_UP_MS, private readonly slimFinished = false) {
+  private readonly fieldSelected: boolean;
+
+  constructor(kc: KubeConfig, api: DagRunApi, private readonly catchUpMs = DEFAULT_CATCH_UP_MS, private readonly slimFinished = false, fieldSelector?: string) {
+    this.fieldSelected = fieldSelector !== undefined;
     // What makeInformer builds, typed as itself: the list's resourceVersion is needed (latestResourceVersion).
-    this.informer = new ListWatch<KubernetesObject>(api.path, new Watch(kc), () => api.list() as never, false);
+    // With a field selector a run that stops matching it (finishes) comes as a delete and leaves the cache.
+    this.informer = new ListWatch<KubernetesObject>(api.path, new Watch(kc), () => api.list(undefined, fieldSelector) as never, false, undefined, fieldSelector);
     this.informer.on('add', (o) => this.saw('add', o as DagRunObject));
     this.informer.on('update', (o) => this.saw('update', o as DagRunObject));
     this.informer.on('delete', (o) => this.sawDeleted(o as DagRunObject));
@@ -80,6 +84,9 @@ export class RunCache {
 
   /** This instance wrote `o` (create, status write, patch). */
   noteWrite(o: DagRunObject): void {
+    // Selected by a field: a write to a run outside the selection (finished before, and still) makes no
+    // event at all, so waiting for its version would wait in vain.
+    if (this.fieldSelected && isFinished(o) && !this.informer.get(o.metadata.name, o.metadata.namespace)) return;
     const v = version(o.metadata.resourceVersion);
     if (v > this.wrote) this.wrote = v;
   }
@@ -191,6 +198,10 @@ export class RunCache {
     for (const w of [...this.wakers]) w();
   }
 }
+
+/** What the operator's field selector (status.phase) sees as finished. */
+export const FINISHED_PHASES: ReadonlySet<string> = new Set(Object.values(RunStatus).filter((s): s is RunStatus => typeof s === 'number' && isRunTerminal(s)).map(runStatusLabel));
+const isFinished = (o: DagRunObject): boolean => FINISHED_PHASES.has(o.status?.phase ?? '');
 
 /**
  * Trims a cached object in place (the informer keeps this very object): the managed fields always (the

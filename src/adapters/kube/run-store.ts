@@ -20,9 +20,10 @@ import { ConflictError, NotFoundError } from '../../core/errors.js';
 import type { Clock } from '../../core/ports/clock.js';
 import { runKeyOf, type RunKey, type RunListFilter, type RunStore } from '../../core/ports/run-store.js';
 import type { DagRunResource, DagRunStatus } from '../../core/resources.js';
+import { isRunTerminal } from '../../core/run/status.js';
 import { CustomResources } from './client.js';
 import { DAG_RUN_PLURAL, DagRunApi } from './run-api.js';
-import { RunCache } from './run-cache.js';
+import { FINISHED_PHASES, RunCache } from './run-cache.js';
 import { selectorOf, selectRuns } from './run-list.js';
 import {
   checkDagName, DEFAULT_MAX_STATUS_BYTES, isComplete, newObject, objectName, statusObject, storedStatus, toRun,
@@ -34,13 +35,19 @@ export interface KubeRunStoreOptions {
    * Answer list() from a watch on the namespace's DagRuns (default false: every list() LISTs the API).
    * For the API server, where `GET /dag-runs` must not read thousands of objects from etcd each time.
    * `catchUpMs`: how long a list() waits for the watch to deliver this instance's own writes (default 2000).
+   * `unfinishedOnly` (the operator): the watch selects runs that have not finished (a field selector on
+   * status.phase), so a run leaves memory when it ends; list() answers from the cache only when it asks
+   * for an unfinished status, and LISTs the API for anything else (history pruning, the latest run).
    */
-  cache?: boolean | { catchUpMs?: number; slimFinished?: boolean };
+  cache?: boolean | { catchUpMs?: number; slimFinished?: boolean; unfinishedOnly?: boolean };
   /** Time of status writes (writtenBefore); default the system clock. */
   clock?: Clock;
   /** Budget of one status as JSON (default 1 MiB): a write over it fails with BadRequestError. */
   maxStatusBytes?: number;
 }
+
+/** The field selector of DagRuns that have not finished: every terminal status label excluded. */
+export const UNFINISHED_FIELDS = [...FINISHED_PHASES].map((p) => `status.phase!=${p}`).join(',');
 
 /** How often updateStatus retries when only spec or metadata moved under it (stop requests). */
 const CAS_RETRIES = 3;
@@ -57,13 +64,15 @@ export class KubeRunStore implements RunStore {
   private readonly cache: RunCache | undefined;
   private readonly clock: Clock;
   private readonly maxStatusBytes: number;
+  private readonly unfinishedOnly: boolean;
   private lastStamp = 0;
 
   constructor(kc: KubeConfig, readonly namespace: string, opts: KubeRunStoreOptions = {}) {
     this.runs = new CustomResources<DagRunObject>(kc, namespace, DAG_RUN_PLURAL);
     this.api = new DagRunApi(kc, namespace);
     const cache = opts.cache === true ? {} : opts.cache || undefined;
-    this.cache = cache ? new RunCache(kc, this.api, cache.catchUpMs, cache.slimFinished) : undefined;
+    this.unfinishedOnly = !!cache?.unfinishedOnly;
+    this.cache = cache ? new RunCache(kc, this.api, cache.catchUpMs, cache.slimFinished, this.unfinishedOnly ? UNFINISHED_FIELDS : undefined) : undefined;
     this.clock = opts.clock ?? { now: () => Date.now() };
     this.maxStatusBytes = opts.maxStatusBytes ?? DEFAULT_MAX_STATUS_BYTES;
   }
@@ -85,6 +94,9 @@ export class KubeRunStore implements RunStore {
       const generation = o.metadata.generation ?? 0;
       if (type === 'delete') {
         generations.delete(name);
+        // Selected by unfinished phase, a run that ends leaves the watch as a delete of its previous
+        // content: read it, and tell its end as the update it was (unless it came back meanwhile).
+        if (this.unfinishedOnly) return void this.endOrDelete(name, fn, () => generations.has(name));
         return fn({ type, name });
       }
       const before = generations.get(name);
@@ -93,6 +105,12 @@ export class KubeRunStore implements RunStore {
       const request = runRequestOf(o);
       if (request) fn({ type: 'request', name, request });
     });
+  }
+
+  private async endOrDelete(name: string, fn: (e: RunChange) => void, cameBack: () => boolean): Promise<void> {
+    const o = await this.runs.get(name).catch(() => undefined);
+    if (cameBack()) return;
+    fn(o && isComplete(o) ? { type: 'update', name, run: toRun(o), specChanged: false } : { type: 'delete', name });
   }
 
   /** Answers a run request: the run started from it, or why none could be (status subresource). */
@@ -205,7 +223,8 @@ export class KubeRunStore implements RunStore {
   async list(filter: RunListFilter = {}): Promise<DagRunResource[]> {
     if (filter.dagName !== undefined) checkDagName(filter.dagName);
     if (filter.limit === 0) return [];
-    const cached = await this.cache?.objects();
+    const fromCache = !this.unfinishedOnly || (filter.status !== undefined && !isRunTerminal(filter.status));
+    const cached = fromCache ? await this.cache?.objects() : undefined;
     const objects = cached ?? (await this.api.list(selectorOf(filter))).items;
     return selectRuns(objects, filter);
   }
