@@ -58,13 +58,22 @@ describe('systemErrorSentence: Node system errors as sentences naming the path o
   });
 
   test('ECONNREFUSED, from a socket and from fetch (where it is the cause)', async () => {
-    const s = createServer();
-    const port = await listening(s);
-    await new Promise((r) => s.close(r));
-    const socket = await failure(new Promise((res, rej) => connect(port, '127.0.0.1', () => res(undefined)).once('error', rej)));
-    const sentence = `cannot connect to 127.0.0.1:${port}: the connection was refused (nothing listens there)`;
-    expect(systemErrorSentence(socket)).toBe(sentence);
-    expect(systemErrorSentence(await failure(fetch(`http://127.0.0.1:${port}/`)))).toBe(sentence);
+    // A port just freed, where nothing listens: another test's server may take it meanwhile, so a port
+    // that answered is swapped for another one.
+    for (let tries = 1; ; tries += 1) {
+      const s = createServer();
+      const port = await listening(s);
+      await new Promise((r) => s.close(r));
+      const socket = await new Promise<unknown>((res) => {
+        const c = connect(port, '127.0.0.1', () => { c.destroy(); res(undefined); }).once('error', res);
+      });
+      const fetched = await fetch(`http://127.0.0.1:${port}/`).then(() => undefined, (e: unknown) => e);
+      if ((!socket || !fetched) && tries < 5) continue;
+      const sentence = `cannot connect to 127.0.0.1:${port}: the connection was refused (nothing listens there)`;
+      expect(systemErrorSentence(socket)).toBe(sentence);
+      expect(systemErrorSentence(fetched)).toBe(sentence);
+      return;
+    }
   });
 
   test('anything else is left alone: no sentence', () => {
