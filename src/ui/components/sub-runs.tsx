@@ -2,13 +2,11 @@
  * The sub-DAG runs a run's steps started (GET .../sub-dag-runs: direct children), each a link to its own
  * run page. Nothing is shown for a run without any.
  */
-import { Link } from 'react-router';
 import { useSubRuns } from '../api/queries';
-import { elapsed, formatTime } from '../lib/format';
 import { useNow } from '../lib/hooks';
 import { isActive } from '../lib/status';
 import { ErrorBox } from './query-state';
-import { StatusBadge } from './status-badge';
+import { RunCells } from './run-cells';
 
 export function SubRuns({ name, dagRunId }: { name: string; dagRunId: string }) {
   const subs = useSubRuns(name, dagRunId);
@@ -26,12 +24,7 @@ export function SubRuns({ name, dagRunId }: { name: string; dagRunId: string }) 
           {subs.data.map((r) => (
             <tr key={`${r.name}/${r.dagRunId}`} data-run={r.dagRunId} data-status={r.statusLabel}>
               <td><code>{r.stepName}</code></td>
-              <td>{r.name}</td>
-              <td><Link to={`/dag-runs/${encodeURIComponent(r.name)}/${encodeURIComponent(r.dagRunId)}`}><code>{r.dagRunId}</code></Link></td>
-              <td><StatusBadge label={r.statusLabel} /></td>
-              <td>{formatTime(r.startedAt || r.queuedAt)}</td>
-              <td>{elapsed(r.startedAt, r.finishedAt, now)}</td>
-              <td className="muted small">{r.params}</td>
+              <RunCells run={r} now={now} />
             </tr>
           ))}
         </tbody>

@@ -4,13 +4,12 @@
  * listed run may still change. 200 runs a page; "Show more" asks the server for the next one (its cursor).
  */
 import { useMemo } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { useSearchParams } from 'react-router';
 import { useLive } from '../api/live';
 import { keys, useRunPages, type RunFilter } from '../api/queries';
 import type { DagRunSummary } from '../api/types';
 import { ErrorBox, Loading } from '../components/query-state';
-import { StatusBadge } from '../components/status-badge';
-import { elapsed, formatTime } from '../lib/format';
+import { RunCells } from '../components/run-cells';
 import { useNow, useTitle } from '../lib/hooks';
 import { isLive, RUN_STATUSES } from '../lib/status';
 
@@ -90,12 +89,7 @@ function RunTable({ runs, more, loading, onMore }: { runs: DagRunSummary[]; more
         <tbody>
           {rows.map((r) => (
             <tr key={`${r.name}/${r.dagRunId}`} data-run={r.dagRunId}>
-              <td>{r.name}</td>
-              <td><Link to={`/dag-runs/${encodeURIComponent(r.name)}/${encodeURIComponent(r.dagRunId)}`}><code>{r.dagRunId}</code></Link></td>
-              <td><StatusBadge label={r.statusLabel} /></td>
-              <td>{formatTime(r.startedAt || r.queuedAt)}</td>
-              <td>{elapsed(r.startedAt, r.finishedAt, now)}</td>
-              <td className="muted small">{r.params}</td>
+              <RunCells run={r} now={now} />
             </tr>
           ))}
         </tbody>
