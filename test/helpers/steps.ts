@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/config.js';
 import { execLog } from '../../src/core/ports/log-store.js';
+import type { Launcher } from '../../src/core/ports/executor.js';
 import type { DagRunResource } from '../../src/core/resources.js';
 import type { NodeState } from '../../src/core/run/state.js';
 import { runStatusLabel } from '../../src/core/run/status.js';
@@ -27,6 +28,8 @@ export interface StepsRun {
   /** A step's stdout (or stderr) log of its first execution, '' when there is none. */
   log(name: string, stream?: 'stdout' | 'stderr'): Promise<string>;
   outputs(): Promise<Record<string, string>>;
+  /** Another run as stored now (a sub-DAG run of this one). */
+  get(key: { dagName: string; dagRunId: string }): Promise<DagRunResource | undefined>;
   dir: string;
 }
 
@@ -37,6 +40,8 @@ export interface StepsOptions {
   /** Files to write beside the DAG file first (relative path -> content). */
   files?: Record<string, string | Buffer>;
   params?: string;
+  /** Launchers over the in-process ones, by step type. */
+  launchers?: Partial<Record<StepType, Launcher>>;
 }
 
 let n = 0;
@@ -48,7 +53,7 @@ export async function runSteps(yaml: string, o: StepsOptions = {}): Promise<Step
   writeFileSync(join(dir, `${name}.yaml`), yaml);
   const config = loadConfig({ PATH: process.env.PATH, HOME: process.env.HOME ?? dir, SVC_DATA_DIR: join(dir, 'data'), SVC_DAGS_DIR: dir, ...o.env });
   const deps = embeddedDeps(config, quiet);
-  const launchers = { ...deps.launchers, ...inProcessLaunchers(deps.logs, { ...STEP_RUNNERS, ...o.runners }) };
+  const launchers = { ...deps.launchers, ...inProcessLaunchers(deps.logs, { ...STEP_RUNNERS, ...o.runners }), ...o.launchers };
   const runs = new RunService({ ...deps, launchers });
   const loaded = await loadDagFile(join(dir, `${name}.yaml`));
   if (loaded.errors.length > 0) throw new Error(`DAG does not load: ${loaded.errors.join('; ')}`);
@@ -61,6 +66,7 @@ export async function runSteps(yaml: string, o: StepsOptions = {}): Promise<Step
   };
   return {
     run, dir, node,
+    get: async (key) => (await deps.store.get(key)) ?? undefined,
     status: runStatusLabel(run.status.run.status),
     log: async (step, stream = 'stdout') => (await deps.logs.text(execLog({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId, attemptId: run.status.attemptId, node: step, attempt: 0 }, stream, false), 64 << 20)) ?? '',
     outputs: async () => ((await deps.logs.readOutputs({ dagName: run.spec.dagName, dagRunId: run.spec.dagRunId }, run.status.attemptId)) as { outputs?: Record<string, string> } | undefined)?.outputs ?? {},

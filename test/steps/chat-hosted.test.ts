@@ -7,25 +7,9 @@
 import nock from 'nock';
 import { runSteps } from '../helpers/steps.js';
 import { makeChatRunner } from '../../src/runtime/steps/chat/index.js';
-import { chatSettings } from '../../src/runtime/steps/chat/settings.js';
+import { JSON_TYPE, namedSse, record, seen, SSE, sse } from '../helpers/provider-mock.js';
 
 const fast = { chat: makeChatRunner({ retry: { attempts: 3, baseDelayMs: 20, maxDelayMs: 100, maxRetryAfterMs: 5_000 } }) };
-
-interface Seen { headers: Record<string, string>; body: Record<string, unknown>; path: string }
-let seen: Seen[] = [];
-
-/** A nock reply (nock 15 gives it the fetch Request) that records the request, then answers. */
-function record(status: number, body: string, headers: Record<string, string> = {}) {
-  return async (req: Request): Promise<[number, string, Record<string, string>]> => {
-    const text = await req.text();
-    seen.push({ headers: Object.fromEntries(req.headers), body: JSON.parse(text) as Record<string, unknown>, path: new URL(req.url).pathname });
-    return [status, body, headers];
-  };
-}
-
-const sse = (events: unknown[], done = false): string => events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('') + (done ? 'data: [DONE]\n\n' : '');
-const SSE = { 'content-type': 'text/event-stream' };
-const JSON_TYPE = { 'content-type': 'application/json' };
 
 const openaiChunks = (text: string[]): string => sse([
   ...text.map((t) => ({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: t }, finish_reason: null }] })),
@@ -44,7 +28,7 @@ function anthropicEvents(text: string[]): string {
     { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 7 } },
     { type: 'message_stop' },
   ];
-  return events.map((e) => `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`).join('');
+  return namedSse(events);
 }
 
 const geminiChunks = (text: string[]): string => sse([
@@ -54,7 +38,7 @@ const geminiChunks = (text: string[]): string => sse([
 
 beforeAll(() => { nock.disableNetConnect(); });
 afterAll(() => { nock.cleanAll(); nock.enableNetConnect(); });
-beforeEach(() => { seen = []; });
+beforeEach(() => { seen.length = 0; });
 afterEach(() => { nock.cleanAll(); });
 
 describe('openai', () => {
@@ -278,26 +262,12 @@ steps:
     expect(seen.map((s) => s.headers['x-goog-api-key'])).toEqual(['g1', 'g1']);
     expect(await ok.log('ask', 'stderr')).toMatch(/status 503, attempt 2 of 3 .*overloaded/);
 
-    seen = [];
+    seen.length = 0;
     nock('https://generativelanguage.googleapis.com').post(path)
       .reply(record(403, JSON.stringify({ error: { code: 403, message: 'API key not valid.', status: 'PERMISSION_DENIED' } }), JSON_TYPE));
     const denied = await runSteps('env:\n  - GEMINI_API_KEY: g1\nsteps:\n  - name: ask\n    type: chat\n    llm: {provider: gemini, model: gemini-x}\n    messages: [{role: user, content: hi}]\n', { runners: fast });
     expect(denied.status).toBe('failed');
     expect(seen).toHaveLength(1);
     expect(denied.node('ask').error).toMatch(/^chat step: gemini \(gemini-x\): .*API key not valid/);
-  });
-});
-
-describe('what is not supported yet', () => {
-  test('llm.tools: the DAG does not load, saying why; nothing is sent', async () => {
-    const yaml = 'env:\n  - OPENAI_API_KEY: k\nsteps:\n  - name: ask\n    type: chat\n    llm: {provider: openai, model: gpt-x, tools: [lookup]}\n    messages: [{role: user, content: hi}]\n';
-    await expect(runSteps(yaml, { runners: fast })).rejects.toThrow(/steps\[0\] \(ask\)\.llm\.tools: tool calling is not supported/);
-    expect(seen).toHaveLength(0);
-  });
-
-  test('llm.tools in a step that reaches the runner anyway (a run stored before the check) fails it, before anything is sent', () => {
-    expect(() => chatSettings({ llm: { provider: 'openai', model: 'gpt-x', tools: ['lookup'] }, messages: [] }, { OPENAI_API_KEY: 'k' }))
-      .toThrow('llm.tools (tool calling) is not supported');
-    expect(seen).toHaveLength(0);
   });
 });

@@ -1,6 +1,7 @@
 import type { ExecRef, ExecResult } from '../run/state.js';
 import type { ContainerConfig, KubernetesBlock, StepDefinition } from '../spec/types.js';
 import type { ExecIdentity } from '../naming.js';
+import type { ToolBox } from './chat-tools.js';
 
 /** Everything an executor needs; commands and env are already expanded by the engine. */
 export interface ExecRequest {
@@ -66,8 +67,10 @@ export interface RunningExec {
  */
 export interface Launcher {
   readonly recordsStarts: boolean;
+  /** The step runs in the engine's process and can be given a chat step's tools (`ensure`'s `tools`). */
+  readonly runsTools?: boolean;
   begun(req: ExecRequest): boolean | Promise<boolean>;
-  ensure(req: ExecRequest, opts: { fresh: boolean }): Promise<RunningExec | undefined>;
+  ensure(req: ExecRequest, opts: { fresh: boolean; tools?: ToolBox }): Promise<RunningExec | undefined>;
   /**
    * Only a launcher whose commands run on this host as this user (local processes): the text of a file
    * as its commands would see it (undefined when it cannot be read), read without starting a process.

@@ -1,3 +1,4 @@
+import { loadDagText } from './load.js';
 import { callDepthProblem, findCallCycle, literalCallTargets, type CallableDag } from './calls.js';
 import type { DagDefinition } from './types.js';
 
@@ -8,6 +9,17 @@ const dag = (d: DagDefinition, locals: DagDefinition[] = []): CallableDag => ({ 
 describe('literalCallTargets', () => {
   test('names written out, once each; names from variables or backquotes are not followed', () => {
     expect(literalCallTargets(def('a', 'b', 'b', '${X}', '`echo c`', 'c'))).toEqual(['b', 'c']);
+  });
+
+  test("chat steps' tools are calls too: the step's llm, else the DAG's", () => {
+    const loaded = loadDagText(`
+llm: {provider: local, model: m, tools: [dagwide, b]}
+steps:
+  - {name: own, type: chat, llm: {provider: local, model: m, tools: [mine, "\${T}"]}, messages: [{role: user, content: hi}]}
+  - {name: inherits, type: chat, messages: [{role: user, content: hi}]}
+  - {name: sub, call: b}
+`, { fileName: 'a' });
+    expect(literalCallTargets(loaded.dag!).sort()).toEqual(['b', 'dagwide', 'mine']);
   });
 });
 

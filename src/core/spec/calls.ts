@@ -1,5 +1,5 @@
 /**
- * Sub-DAG calls (SPEC 2.3 `call`) between DAGs: the cycles a check can see before a run, and the nesting
+ * Sub-DAG calls (SPEC 2.3 `call`, and chat steps' tools) between DAGs: the cycles a check can see before a run, and the nesting
  * depth every run is held to. A `call` resolves to a local DAG of the same file first, else to the DAG
  * file of that name (engine/run/subdag.ts does the same at run time).
  */
@@ -14,10 +14,15 @@ export interface CallableDag {
   localDags: Record<string, DagDefinition>;
 }
 
-/** `call` targets written out (no variable, no backquote): the only ones a check before the run can follow. */
+/**
+ * `call` targets and chat steps' tools (`llm.tools`, run as sub-DAG runs too) written out (no variable,
+ * no backquote): the only ones a check before the run can follow.
+ */
 export function literalCallTargets(def: DagDefinition): string[] {
-  const calls = [...def.steps, ...Object.values(def.handlerOn)].map((s) => s.call);
-  return [...new Set(calls.filter((c): c is string => !!c && !/[$`]/.test(c)))];
+  const steps = [...def.steps, ...Object.values(def.handlerOn)];
+  const calls = steps.map((s) => s.call);
+  const tools = steps.filter((s) => s.type === 'chat').flatMap((s) => (s.llm ?? def.llm)?.tools ?? []);
+  return [...new Set([...calls, ...tools].filter((c): c is string => !!c && !/[$`]/.test(c)))];
 }
 
 /** One DAG of the call graph: a file, or one of its local DAGs. */

@@ -1,4 +1,4 @@
-import { paramsToEnv, parseParamString, resolveParams } from './params.js';
+import { paramString, paramsToEnv, parseParamString, resolveParams } from './params.js';
 import type { ParamDef } from '../spec/types.js';
 
 describe('parseParamString', () => {
@@ -109,5 +109,12 @@ describe('paramsToEnv', () => {
       { name: '2', value: 'p2' },
       { name: 'EMPTY', value: '' },
     ]);
+  });
+});
+
+describe('paramString', () => {
+  it('is read back exactly, quotes, $ and backquotes kept as data', () => {
+    const tokens = [{ value: "it's" }, { name: 'A', value: 'x y' }, { value: 'K=v' }, { name: 'B', value: '$HOME `id` "q" \\n' }, { name: 'C', value: '' }];
+    expect(parseParamString(paramString(tokens))).toEqual(tokens);
   });
 });

@@ -95,6 +95,14 @@ export function parseParamString(s: string): ParamToken[] {
   return out;
 }
 
+/** A value as one single-quoted word of a params string: taken as written, whatever it holds (`'` as `'"'"'`). */
+const quoteWord = (v: string): string => `'${v.replace(/'/g, `'"'"'`)}'`;
+
+/** The params string that parseParamString reads back as `tokens`, every value exactly as given. */
+export function paramString(tokens: ParamToken[]): string {
+  return tokens.map((t) => (t.name === undefined ? quoteWord(t.value) : `${t.name}=${quoteWord(t.value)}`)).join(' ');
+}
+
 /** Parses raw JSON parameters: an object gives named values, an array positional ones; anything else is not JSON params. */
 function parseJsonParams(text: string): ParamToken[] | undefined {
   const t = text.trim();

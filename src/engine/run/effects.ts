@@ -17,7 +17,9 @@ import { finishRun, waitingStepsEnv } from './finish.js';
 import type { RunContext } from './run-context.js';
 import type { ProbeKind, ProbeOwner } from './probes.js';
 import { execLog } from '../../core/ports/log-store.js';
-import { runSubDag, type DriveSubRun } from './subdag.js';
+import { runSubDag, type DriveSubRun, type SubDagEnv } from './subdag.js';
+import { chatToolBox, toolNames } from './chat-tools.js';
+import type { ToolBox } from '../../core/ports/chat-tools.js';
 import { execLogOf } from './exec-logs.js';
 
 export class EffectApplier {
@@ -141,15 +143,23 @@ export class EffectApplier {
       const pre = await checkPreconditions(step.preconditions, this.condEnv(built, { step, exec }, 'pre'));
       if (!pre.met) return { exitCode: 0, skipped: true, error: pre.error ?? 'preconditions not met' };
     }
-    if (step.call) {
-      const env = { deps: this.deps, parent: this.run, ctx: this.ctx, push: this.push, drive: this.drive, setLive: (r: RunningExec) => this.attachLive(exec, r) };
-      return runSubDag(env, { node, step, exec, built });
-    }
-    const running = await launcher!.ensure(built.req, { fresh: !began });
+    const env = { deps: this.deps, parent: this.run, ctx: this.ctx, push: this.push, drive: this.drive, setLive: (r: RunningExec) => this.attachLive(exec, r) };
+    if (step.call) return runSubDag(env, { node, step, exec, built });
+    const tools = step.type === 'chat' && !began ? await this.chatTools(env, exec, built, launcher!) : undefined;
+    if (tools && 'error' in tools) return { exitCode: 1, error: tools.error };
+    const running = await launcher!.ensure(built.req, { fresh: !began, ...(tools ? { tools } : {}) });
     if (!running) return { exitCode: 1, error: INTERRUPTED };
     this.attachLive(exec, running);
     const result = await running.result;
     return this.postProcess(step, built, result);
+  }
+
+  /** A chat step's tools (llm.tools), when it offers any: only a launcher that runs the step here can take them. */
+  private async chatTools(env: SubDagEnv, exec: ExecRef, built: BuiltRequest, launcher: Launcher): Promise<ToolBox | { error: string } | undefined> {
+    const names = toolNames(built.req.config);
+    if (names.length === 0) return undefined;
+    if (!launcher.runsTools) return { error: 'chat step: llm.tools (tool calling) runs only where chat steps run in the engine\'s process (the embedded backend): a step Pod cannot start DAG runs' };
+    return chatToolBox(env, exec, names);
   }
 
   /** An execution can be signalled from now on; a signal that came while it was being prepared is delivered. */

@@ -19,8 +19,9 @@ import { execLogOf } from './exec-logs.js';
 import type { RunContext } from './run-context.js';
 import { newRunResource } from './run-factory.js';
 
-export function childRunId(parent: DagRunResource, exec: ExecRef): string {
-  const h = createHash('sha256').update(`${parent.spec.dagRunId}/${parent.status.attemptId}/${exec.node}/${exec.item ?? ''}/${exec.attempt}`).digest('hex');
+/** `tag` tells apart the several runs of one execution (a chat step's tool calls). */
+export function childRunId(parent: DagRunResource, exec: ExecRef, tag?: string): string {
+  const h = createHash('sha256').update(`${parent.spec.dagRunId}/${parent.status.attemptId}/${exec.node}/${exec.item ?? ''}/${exec.attempt}${tag === undefined ? '' : `/${tag}`}`).digest('hex');
   return h.slice(0, 32);
 }
 
@@ -69,43 +70,83 @@ async function callChain(deps: EngineDeps, run: DagRunResource, limit: number): 
   return chain;
 }
 
-export async function runSubDag(env: SubDagEnv, call: SubDagCall): Promise<ExecResult> {
-  const { deps, parent, ctx, push, setLive } = env;
-  const { node, step, exec, built } = call;
-  const name = expandVars(step.call!, built.lookup);
+/** A DAG a step runs (call, chat tool), found as it is run: its definition, local DAGs and file. */
+export interface Callee {
+  name: string;
+  definition: DagRunResource['spec']['definition'];
+  localDags: DagRunResource['spec']['localDags'];
+  sourceFile: string | undefined;
+}
+
+/**
+ * The DAG `name` as a step of `parent` runs it: a local DAG of the run's file first, else the DAG file
+ * of that name; an error when it is missing or invalid, or when the call would nest too deep.
+ */
+export async function findCallee(deps: EngineDeps, parent: DagRunResource, name: string): Promise<Callee | { error: string }> {
   const max = deps.maxCallDepth ?? DEFAULT_MAX_CALL_DEPTH;
   const tooDeep = callDepthProblem(await callChain(deps, parent, max + 1), name, max);
-  if (tooDeep) return { exitCode: 1, error: tooDeep };
+  if (tooDeep) return { error: tooDeep };
   const local = parent.spec.localDags[name];
   const found = local ? { definition: local, localDags: parent.spec.localDags, sourceFile: parent.spec.sourceFile, errors: [] } : await deps.dags.find(name);
-  if (!found) return { exitCode: 1, error: `sub-DAG "${name}" not found` };
-  if (found.errors.length > 0) return { exitCode: 1, error: `sub-DAG "${name}" is invalid: ${found.errors.join('; ')}` };
-  const item = exec.item !== undefined ? node.items?.find((i) => i.index === exec.item)?.item : undefined;
-  const dagRunId = childRunId(parent, exec);
+  if (!found) return { error: `sub-DAG "${name}" not found` };
+  if (found.errors.length > 0) return { error: `sub-DAG "${name}" is invalid: ${found.errors.join('; ')}` };
+  return { name, definition: found.definition, localDags: found.localDags, sourceFile: found.sourceFile };
+}
+
+/** A sub-DAG run of an execution, created (or found, when a repeated effect created it before). */
+export async function createChild(env: SubDagEnv, callee: Callee, dagRunId: string, params: string): Promise<DagRunResource> {
+  const { deps, parent, ctx } = env;
   const child = newRunResource(deps, {
-    definition: found.definition, localDags: found.localDags, sourceFile: found.sourceFile,
-    dagRunId, params: paramsString(step, built.lookup, item), trigger: 'subdag',
+    definition: callee.definition, localDags: callee.localDags, sourceFile: callee.sourceFile,
+    dagRunId, params, trigger: 'subdag',
     parent: { name: parent.spec.dagName, dagRunId: parent.spec.dagRunId }, root: parent.spec.root,
-    workingDir: found.definition.workingDir ? undefined : ctx.workingDir,
+    workingDir: callee.definition.workingDir ? undefined : ctx.workingDir,
   });
   try {
     await deps.store.create(child);
   } catch (e) {
     if (!(e instanceof AlreadyExistsError)) throw e;
   }
-  const key = { dagName: child.spec.dagName, dagRunId };
-  push({ type: 'subRun', exec, subRun: { dagRunId, name: child.spec.dagName, params: child.spec.params, status: RunStatus.Running } });
-  setLive({ result: Promise.resolve({ exitCode: 0 }), signal: () => void deps.store.requestStop(key).catch(() => undefined) });
-  const { run: done, params: evaluated } = await env.drive(key, ctx.childEnv);
+  return child;
+}
+
+/** Asks a sub-DAG run to stop (it may have ended already: nothing to report then). */
+export function stopChild(deps: EngineDeps, child: DagRunResource): void {
+  void deps.store.requestStop({ dagName: child.spec.dagName, dagRunId: child.spec.dagRunId }).catch(() => undefined);
+}
+
+/**
+ * Drives a sub-DAG run of `exec` to its end, shown on the step (its sub-runs) from start to end; returns
+ * the ended run and what it gives back (subDagResult).
+ */
+export async function driveChild(env: SubDagEnv, exec: ExecRef, child: DagRunResource): Promise<{ done: DagRunResource; output: string }> {
+  const { dagName: name, dagRunId, params } = child.spec;
+  env.push({ type: 'subRun', exec, subRun: { dagRunId, name, params, status: RunStatus.Running } });
+  const { run: done, params: evaluated } = await env.drive({ dagName: name, dagRunId }, env.ctx.childEnv);
+  env.push({ type: 'subRun', exec, subRun: { dagRunId, name, params, status: done.status.run.status } });
+  return { done, output: subDagResult(done, dagRunId, evaluated) };
+}
+
+export async function runSubDag(env: SubDagEnv, call: SubDagCall): Promise<ExecResult> {
+  const { deps, parent } = env;
+  const { node, step, exec, built } = call;
+  const callee = await findCallee(deps, parent, expandVars(step.call!, built.lookup));
+  if ('error' in callee) return { exitCode: 1, error: callee.error };
+  const item = exec.item !== undefined ? node.items?.find((i) => i.index === exec.item)?.item : undefined;
+  const dagRunId = childRunId(parent, exec);
+  const child = await createChild(env, callee, dagRunId, paramsString(step, built.lookup, item));
+  env.setLive({ result: Promise.resolve({ exitCode: 0 }), signal: () => stopChild(deps, child) });
+  const { done, output } = await driveChild(env, exec, child);
   const status = done.status.run.status;
-  push({ type: 'subRun', exec, subRun: { dagRunId, name: child.spec.dagName, params: child.spec.params, status } });
-  const output = subDagResult(done, dagRunId, evaluated);
   // As the reference does: the result is the calling step's stdout too.
   await deps.logs.append(execLogOf(parent, step, exec, 'stdout'), `${output}\n`);
   if (isRunSuccess(status)) return { exitCode: 0, output, ...(status === RunStatus.PartiallySucceeded ? { partial: true } : {}) };
   const aborted = status === RunStatus.Aborted ? { signal: 'SIGTERM' } : {};
-  return { exitCode: 1, output, ...aborted, error: `sub-DAG run ${dagRunId} ${isRunTerminal(status) ? 'ended' : 'is'} with status ${status}` };
+  return { exitCode: 1, output, ...aborted, error: subRunFailure(dagRunId, status) };
 }
+
+/** Why a sub-DAG run that did not succeed failed its step. */
+export const subRunFailure = (dagRunId: string, status: RunStatus): string => `sub-DAG run ${dagRunId} ${isRunTerminal(status) ? 'ended' : 'is'} with status ${runStatusLabel(status)}`;
 
 /**
  * What a sub-DAG step captures and prints, in the reference's shape: the run's name and id, its params

@@ -9,7 +9,8 @@ import { outputTooLarge, timedOutResult, type ExecRequest, type Launcher, type R
 import { execLog, type LogStore, type LogStream } from '../../core/ports/log-store.js';
 import type { ExecResult } from '../../core/run/state.js';
 import { createMasker, maskSecrets } from '../../core/vars/mask.js';
-import type { StepIO, StepOutcome, StepRunner } from './runner.js';
+import type { ToolBox } from '../../core/ports/chat-tools.js';
+import type { StepIO, StepOutcome, StepRun, StepRunner } from './runner.js';
 
 /** Where the masked output of an execution goes. */
 export type StepSink = (stream: LogStream, text: string) => Promise<void>;
@@ -17,13 +18,17 @@ export type StepSink = (stream: LogStream, text: string) => Promise<void>;
 export function inProcessLauncher(runner: StepRunner, logs: LogStore): Launcher {
   return {
     recordsStarts: false,
+    runsTools: true,
     begun: () => false,
-    ensure: async (req, { fresh }) => (fresh ? startInProcess(runner, req, (stream, text) => logs.append(execLog(req.identity, stream, req.merged), text)) : undefined),
+    ensure: async (req, { fresh, tools }) => (fresh ? startInProcess(runner, req, (stream, text) => logs.append(execLog(req.identity, stream, req.merged), text), tools) : undefined),
   };
 }
 
-/** Runs one execution of a runner now, its output to `sink` (and the step's `stdout:`/`stderr:` copies). */
-export function startInProcess(runner: StepRunner, req: ExecRequest, sink: StepSink): RunningExec {
+/**
+ * Runs one execution of a runner now, its output to `sink` (and the step's `stdout:`/`stderr:` copies);
+ * `tools`: a chat step's tools, when it has any.
+ */
+export function startInProcess(runner: StepRunner, req: ExecRequest, sink: StepSink, tools?: ToolBox): RunningExec {
   const abort = new AbortController();
   const out = new Output(sink, req);
   let stopped: ExecResult | undefined;
@@ -38,7 +43,7 @@ export function startInProcess(runner: StepRunner, req: ExecRequest, sink: StepS
   const timer = req.timeoutMs > 0
     ? setTimeout(() => end(timedOutResult(req.timeoutMs)), req.timeoutMs)
     : undefined;
-  const ran = runSafely(runner, req, out.io, abort.signal);
+  const ran = runSafely(runner, { req, io: out.io, signal: abort.signal, ...(tools ? { tools } : {}) });
   const result = Promise.race([ran, interrupted]).then(async (outcome) => {
     if (timer) clearTimeout(timer);
     out.close();
@@ -49,9 +54,10 @@ export function startInProcess(runner: StepRunner, req: ExecRequest, sink: StepS
 }
 
 /** The runner's outcome; a throw is a failed step whose error is the message (masked). */
-async function runSafely(runner: StepRunner, req: ExecRequest, io: StepIO, signal: AbortSignal): Promise<StepOutcome> {
+async function runSafely(runner: StepRunner, run: StepRun): Promise<StepOutcome> {
+  const { req } = run;
   try {
-    const o = await runner({ req, io, signal });
+    const o = await runner(run);
     return o.error ? { ...o, error: maskSecrets(o.error, req.secrets) } : o;
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);

@@ -2,6 +2,7 @@
  * Step types that run inside the engine's process (embedded) or `svc run-step` (a Pod): http, jq, ssh,
  * s3, mail, redis, archive, postgres, sqlite. Each is a StepRunner; in-process.ts makes a Launcher of it.
  */
+import type { ToolBox } from '../../core/ports/chat-tools.js';
 import type { ExecRequest } from '../../core/ports/executor.js';
 
 /** Where a runner writes what the step prints: the step's stdout and stderr logs (secrets masked there). */
@@ -16,6 +17,8 @@ export interface StepRun {
   io: StepIO;
   /** Aborted when the step is stopped or its timeout passes: give up at once, close what is open. */
   signal: AbortSignal;
+  /** A chat step's tools (llm.tools), when the engine runs it in its own process (ports/chat-tools.ts). */
+  tools?: ToolBox;
 }
 
 /** How the step ended: exit code 0 succeeds; a failure says why in `error` (shown as the step's error). */

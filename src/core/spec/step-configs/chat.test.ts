@@ -39,9 +39,9 @@ describe('chat step config', () => {
     ]);
   });
 
-  test('llm.tools is refused when the DAG loads, not when the step runs', () => {
-    expect(problems('steps:\n  - type: chat\n    llm: {provider: openai, model: gpt-x, tools: [lookup]}\n' + MSG))
-      .toEqual(['llm.tools: tool calling is not supported by this version of svc yet: remove llm.tools (docs/steps/chat.md)']);
+  test('llm.tools must name DAGs (a ${VAR} is checked when the step runs)', () => {
+    expect(problems('steps:\n  - type: chat\n    llm: {provider: openai, model: gpt-x, tools: [lookup, "has space", "${T}"]}\n' + MSG))
+      .toEqual(['llm.tools: "has space" is not a DAG name (letters, digits, _, . and -, at most 40 characters)']);
     expect(problems('steps:\n  - type: chat\n    llm: {provider: openai, model: gpt-x, tools: []}\n' + MSG)).toEqual([]);
   });
 

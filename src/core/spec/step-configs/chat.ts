@@ -1,13 +1,13 @@
 /**
  * Load-time check of chat steps (SPEC 2.2, 2.6): an `llm` block (the step's, or else the DAG's: a
  * step-level block replaces the DAG one wholly, so a step that sets its own must give everything) with
- * a known provider and a model, a base URL that is an http(s) URL, and no `config` fields (a chat step
- * is written with `llm` and `messages`), and no `llm.tools` (tool calling is not built yet: said at load time,
- * not when the step runs). Messages themselves are required by the step parser and shaped
+ * a known provider and a model, a base URL that is an http(s) URL, `llm.tools` naming DAGs, and no
+ * `config` fields (a chat step is written with `llm` and `messages`). Messages themselves are required by the step parser and shaped
  * by the schema. Values written as `${VAR}` count as given and are checked when the step runs.
  */
 import { PROVIDER_NAMES, providerInfo } from '../../chat/providers.js';
 import type { ConfigCheck, ConfigProblem } from '../step-configs.js';
+import { isValidDagName, MAX_DAG_NAME_LENGTH } from '../names.js';
 
 const CHAT_FIELDS: ReadonlySet<string> = new Set(['llm', 'messages']);
 
@@ -42,8 +42,9 @@ export const checkChat: ConfigCheck = (config, step) => {
   if (blank(llm.model)) out.push({ field: 'llm.model', message: `is required for chat steps (${where})` });
   const url = urlProblem(llm.baseURL);
   if (url) out.push({ field: 'llm.baseURL', message: url });
-  if (Array.isArray(llm.tools) && llm.tools.length > 0) {
-    out.push({ field: 'llm.tools', message: 'tool calling is not supported by this version of svc yet: remove llm.tools (docs/steps/chat.md)' });
+  const tools = Array.isArray(llm.tools) ? llm.tools : [];
+  for (const t of tools) {
+    if (typeof t === 'string' && !templated(t) && !isValidDagName(t)) out.push({ field: 'llm.tools', message: `"${t}" is not a DAG name (letters, digits, _, . and -, at most ${MAX_DAG_NAME_LENGTH} characters)` });
   }
   return out;
 };

@@ -7,10 +7,33 @@
 import { maskSecrets } from '../../../core/vars/mask.js';
 import { StepError } from '../runner.js';
 
-export interface Turn {
+/** A message of the step's own or inherited conversation. */
+export interface TextTurn {
   role: 'user' | 'assistant';
   content: string;
 }
+
+/** A call the model made to one of the step's tools; `arguments` as parsed from its JSON (a string when it was not JSON). */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
+/** The answer to one tool call, as the model reads it. */
+export interface ToolResult {
+  id: string;
+  name: string;
+  content: string;
+  isError: boolean;
+}
+
+/**
+ * The conversation grows with tool calling: the model's reply that asked for tools is sent back as the
+ * provider gave it (`reply`: its own message shape, with what a provider needs back, such as thinking
+ * signatures), followed by the results of the calls.
+ */
+export type Turn = TextTurn | { role: 'reply'; message: unknown } | { role: 'tool'; results: ToolResult[] };
 
 export interface Conversation {
   system?: string;
@@ -41,7 +64,7 @@ export function conversation(system: string | undefined, config: Record<string, 
   const systems = [system, ...own.filter((m) => m.role === 'system').map((m) => m.content)].filter((s): s is string => !!s && s.trim() !== '');
   const turns = [...history, ...own.filter((m) => m.role !== 'system')]
     .filter((m) => m.content.trim() !== '')
-    .map((m) => ({ role: m.role as Turn['role'], content: mask(m.content) }));
+    .map((m): Turn => ({ role: m.role as TextTurn['role'], content: mask(m.content) }));
   if (!turns.some((t) => t.role === 'user')) throw new StepError('chat step: messages must hold at least one user message with text');
   return { ...(systems.length > 0 ? { system: mask(systems.join('\n\n')) } : {}), turns };
 }

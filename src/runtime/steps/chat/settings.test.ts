@@ -30,7 +30,9 @@ describe('chat settings', () => {
     [{ provider: 'local', baseURL: 'localhost:11434' }, 'llm.baseURL "localhost:11434" is not an http or https URL'],
     [{ provider: 'local', temperature: 3 }, 'llm.temperature must be a number from 0 to 2'],
     [{ provider: 'local', thinking: { effort: 'max' } }, 'llm.thinking.effort must be one of low, medium, high, xhigh'],
-    [{ provider: 'local', tools: ['lookup'] }, 'llm.tools (tool calling) is not supported'],
+    [{ provider: 'local', tools: 'lookup' }, 'llm.tools must be a list of DAG names'],
+    [{ provider: 'local', tools: ['lookup'], maxToolIterations: 0 }, 'llm.maxToolIterations must be a number from 1 to'],
+    [{ provider: 'local', tools: ['lookup'], maxToolIterations: 2.5 }, 'llm.maxToolIterations must be a whole number'],
   ])('%j is a clear error', (fields, message) => {
     expect(() => chatSettings(llm(fields), {})).toThrow(message);
   });

@@ -23,7 +23,13 @@ export interface ChatSettings {
   stream: boolean;
   /** Present when thinking is on; `effort` when one was asked for. */
   thinking?: { effort?: Effort };
+  /** llm.tools: the DAGs offered as functions (the engine gives the runner what runs them). */
+  tools: string[];
+  /** How many rounds of tool calls the model may make (llm.maxToolIterations, default 10). */
+  maxToolIterations: number;
 }
+
+export const DEFAULT_MAX_TOOL_ITERATIONS = 10;
 
 const EFFORTS: readonly Effort[] = ['low', 'medium', 'high', 'xhigh'];
 
@@ -55,6 +61,14 @@ function thinkingOf(llm: Obj): ChatSettings['thinking'] {
   return { effort: t.effort as Effort };
 }
 
+function toolsOf(llm: Obj): Pick<ChatSettings, 'tools' | 'maxToolIterations'> {
+  const t = llm.tools ?? [];
+  if (!Array.isArray(t) || t.some((n) => typeof n !== 'string')) throw new StepError('chat step: llm.tools must be a list of DAG names');
+  const max = num(llm, 'maxToolIterations', 1, Number.MAX_SAFE_INTEGER);
+  if (max !== undefined && !Number.isInteger(max)) throw new StepError('chat step: llm.maxToolIterations must be a whole number');
+  return { tools: t as string[], maxToolIterations: max ?? DEFAULT_MAX_TOOL_ITERATIONS };
+}
+
 /** The API key: llm.apiKey, or the provider's usual variable in the step's env. */
 function apiKeyOf(llm: Obj, provider: ProviderInfo, name: string, env: Record<string, string>): string | undefined {
   const given = str(llm, 'apiKey');
@@ -73,9 +87,6 @@ export function chatSettings(config: Obj, env: Record<string, string>): ChatSett
   if (!provider) throw new StepError(`chat step: unknown provider "${providerName}" (one of ${PROVIDER_NAMES.join(', ')})`);
   const model = str(llm, 'model');
   if (!model) throw new StepError('chat step: llm.model is required');
-  if (Array.isArray(llm.tools) && llm.tools.length > 0) {
-    throw new StepError('chat step: llm.tools (tool calling) is not supported by this version of svc yet; remove llm.tools');
-  }
   const baseURL = str(llm, 'baseURL') ?? provider.baseURL;
   try {
     const u = new URL(baseURL);
@@ -87,7 +98,7 @@ export function chatSettings(config: Obj, env: Record<string, string>): ChatSett
   const maxTokens = num(llm, 'maxTokens', 1, Number.MAX_SAFE_INTEGER);
   if (maxTokens !== undefined && !Number.isInteger(maxTokens)) throw new StepError('chat step: llm.maxTokens must be a whole number');
   const s: ChatSettings = {
-    providerName, provider, model, baseURL, stream: llm.stream !== false,
+    providerName, provider, model, baseURL, stream: llm.stream !== false, ...toolsOf(llm),
     ...(apiKey !== undefined ? { apiKey } : {}),
     ...optional('system', str(llm, 'system')),
     ...optional('temperature', num(llm, 'temperature', 0, 2)),

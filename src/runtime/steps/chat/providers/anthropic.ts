@@ -4,12 +4,28 @@
  * output_config.effort; thinking text is not part of the reply.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages';
+import type { Message, MessageCreateParamsBase, MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { Turn } from '../messages.js';
 import { SDK_TIMEOUT_MS, type Finish, type ProviderCall } from './call.js';
 
 /** max_tokens when the step gives none (higher with thinking, whose tokens count in it). */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 export const ANTHROPIC_THINKING_MAX_TOKENS = 16_000;
+
+function messageOf(turn: Turn): MessageParam {
+  if (turn.role === 'reply') return turn.message as MessageParam;
+  if (turn.role === 'tool') {
+    return { role: 'user', content: turn.results.map((r) => ({ type: 'tool_result' as const, tool_use_id: r.id, content: r.content, is_error: r.isError })) };
+  }
+  return { role: turn.role, content: turn.content };
+}
+
+/** The reply and the calls it makes: its content goes back whole (thinking blocks with their signatures too). */
+function finish(m: Message): Finish {
+  const toolCalls = m.content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name, arguments: b.input }] : []));
+  const truncated = m.stop_reason === 'max_tokens';
+  return toolCalls.length === 0 ? { truncated, toolCalls } : { truncated, toolCalls, reply: { role: 'assistant', content: m.content } };
+}
 
 function params(call: ProviderCall): MessageCreateParamsBase {
   const s = call.settings;
@@ -17,8 +33,12 @@ function params(call: ProviderCall): MessageCreateParamsBase {
   const p: MessageCreateParamsBase = {
     model: s.model,
     max_tokens: s.maxTokens ?? (s.thinking ? ANTHROPIC_THINKING_MAX_TOKENS : ANTHROPIC_DEFAULT_MAX_TOKENS),
-    messages: turns.map((t) => ({ role: t.role, content: t.content })),
+    messages: turns.map(messageOf),
   };
+  if (call.tools.length > 0) {
+    p.tools = call.tools.map((t) => ({ name: t.name, description: t.description, input_schema: { ...t.parameters } }));
+    p.tool_choice = { type: call.toolChoice };
+  }
   if (system !== undefined) p.system = system;
   // The SDK's types no longer list temperature and top_p (deprecated for newer models): sent as written
   // when the step asks, older models honour them and newer ones say why they refuse.
@@ -41,13 +61,10 @@ export async function completeAnthropic(call: ProviderCall): Promise<Finish> {
   if (!s.stream) {
     const m = await client.messages.create({ ...p, stream: false }, { signal: call.signal });
     call.onText(m.content.map((b) => (b.type === 'text' ? b.text : '')).join(''));
-    return { truncated: m.stop_reason === 'max_tokens' };
+    return finish(m);
   }
-  const stream = await client.messages.create({ ...p, stream: true }, { signal: call.signal });
-  let truncated = false;
-  for await (const event of stream) {
-    if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') call.onText(event.delta.text);
-    if (event.type === 'message_delta' && event.delta.stop_reason === 'max_tokens') truncated = true;
-  }
-  return { truncated };
+  // The SDK's stream helper puts the reply together (text, thinking and tool-use blocks) as it arrives.
+  const stream = client.messages.stream(p, { signal: call.signal });
+  stream.on('text', (t) => call.onText(t));
+  return finish(await stream.finalMessage());
 }
