@@ -8,8 +8,9 @@
  * - `long`: as above, ending with finish_reason `length` (the token limit);
  * - `stall`: streams one piece, then never ends (`stalled` counts those the client closed).
  * Tool calling, when the request offers tools (tool_choice other than none):
- * - `tooly`: calls the tools its last user message names, one line each (`call NAME {"ARG": "v"}`), all in
- *   one reply (arguments streamed in pieces); once given the results, answers "Got N results.";
+ * - `tooly`: calls the tools its last user message names, one line each (`call NAME {"ARG": "v"}`), or
+ *   else every tool offered, all in one reply (arguments streamed in pieces); once given the results,
+ *   answers "Got N results.";
  * - `loopy`: calls the first tool (no arguments) every time; with tool_choice none, answers "I give up.";
  * - `stubborn`: like loopy, but ignores tool_choice none.
  * Every request is recorded (headers and parsed body).
@@ -48,10 +49,11 @@ function toolCalls(body: ChatRequest['body']): Call[] {
   if (model === 'loopy' || model === 'stubborn') return [{ name: offered[0]!.function.name, args: '{}' }];
   if (model !== 'tooly' || messages.at(-1)?.role === 'tool') return [];
   const last = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
-  return last.split('\n').flatMap((line) => {
+  const named = last.split('\n').flatMap((line) => {
     const m = /^call (\S+)\s*(.*)$/.exec(line.trim());
     return m ? [{ name: m[1]!, args: m[2]! || '{}' }] : [];
   });
+  return named.length > 0 ? named : offered.map((t) => ({ name: t.function.name, args: '{}' }));
 }
 
 function callChunks(model: string, calls: Call[]): string {

@@ -4,7 +4,7 @@
  * functions, each call a sub-DAG run of the step, results and failures fed back, several calls at once,
  * the maxToolIterations bound, a missing tool DAG, a stop reaching a tool's run, and secrets masked.
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { runStatusLabel } from '../../src/core/run/status.js';
 import { makeChatRunner } from '../../src/runtime/steps/chat/index.js';
 import { inProcessLauncher } from '../../src/runtime/steps/in-process.js';
@@ -160,6 +160,16 @@ steps:
       return child && runStatusLabel(child.status.run.status) === 'aborted';
     }, 'the tool run aborted', 15_000);
     rmSync(r.dir, { recursive: true, force: true });
+  });
+
+  test('examples/steps/chat-tools.yaml runs against the local server', async () => {
+    const r = await runSteps(readFileSync('examples/steps/chat-tools.yaml', 'utf8'), { params: `BASE_URL=${server.url} MODEL=tooly`, runners: fast });
+    expect(r.status).toBe('succeeded');
+    expect(r.node('report').subRuns.map((s) => [s.name, runStatusLabel(s.status)]).sort()).toEqual([['disk-space', 'succeeded'], ['load-average', 'succeeded']]);
+    const results = server.requests[1]!.body.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(m.content!) as { outputs: Record<string, string> });
+    expect(results[0]!.outputs.df).toMatch(/^Filesystem/);
+    expect(results[1]!.outputs.load).toMatch(/^[\d.]+ [\d.]+ [\d.]+ on \d+ CPUs$/);
+    expect(await r.log('print')).toBe('Got 2 results.\n');
   });
 
   test("the run's secrets are masked in what a tool gives back to the model", async () => {
