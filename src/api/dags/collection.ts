@@ -6,7 +6,7 @@ import type { DagEntry } from '../../engine/services/api.js';
 import { MAX_QUERY_LENGTH } from '../../engine/services/dag-service.js';
 import type { DagsRouterDeps } from './deps.js';
 import { body, queryInt, queryList, queryString } from '../input.js';
-import { dagDetailView, dagListItem, dagListView } from './views.js';
+import { dagDetailView, dagListItem, dagListView, nextRun } from './views.js';
 
 export const DEFAULT_PER_PAGE = 50;
 export const MAX_PER_PAGE = 1000;
@@ -45,7 +45,8 @@ export function collectionRouter(deps: DagsRouterDeps): Router {
     const matched = filterEntries(entries, name, tags);
     const shown = matched.slice((page - 1) * perPage, page * perPage);
     const latest = await Promise.all(shown.map((e) => deps.history.latest(e.loaded.definition.name)));
-    res.json({ dags: shown.map((e, i) => dagListItem(deps.logs, e, latest[i])), errors, pagination: pagination(matched.length, page, perPage) });
+    const now = deps.clock.now();
+    res.json({ dags: shown.map((e, i) => dagListItem(deps.logs, e, latest[i], nextRun(e, now, deps.tz))), errors, pagination: pagination(matched.length, page, perPage) });
   });
 
   r.get('/dags/search', async (req, res) => {

@@ -69,3 +69,15 @@ export function parseSchedule(raw: unknown, path: string, problems: Problems): S
     restart: entries(raw.restart ?? [], at(path, 'restart'), problems),
   };
 }
+
+/**
+ * The first tick of any entry strictly after `after` (ms): each entry in its CRON_TZ= zone, else `tz`
+ * (the scheduler's rule). Undefined without entries. `after` is passed in: the core reads no clock.
+ */
+export function nextTick(entries: readonly CronEntry[], after: number, tz?: string): number | undefined {
+  const ticks = entries.map((c) => {
+    const zone = c.timezone ?? tz;
+    return CronExpressionParser.parse(c.expression, { currentDate: new Date(after), ...(zone ? { tz: zone } : {}) }).next().getTime();
+  });
+  return ticks.length > 0 ? Math.min(...ticks) : undefined;
+}

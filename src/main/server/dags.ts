@@ -25,7 +25,9 @@ export async function wireDags(base: ServerBase): Promise<DagsArea> {
   base.events.on((run) => history.invalidate(run.spec.dagName));
   return {
     catalog, store, service, history,
-    routers: dagsRouters({ dags: service, history, logs: base.engine.logs }),
+    routers: dagsRouters({
+      dags: service, history, logs: base.engine.logs, clock: base.engine.clock, ...(base.config.tz ? { tz: base.config.tz } : {}),
+    }),
     // Parse every DAG once at start, in the background: the first GET /dags is then as fast as the next.
     start: () => {
       catalog.list().catch((e: unknown) => base.log.warn('Failed to preload DAG files', { error: String(e) }));

@@ -1308,6 +1308,8 @@ export type components = {
             fileName: string;
             dag: components["schemas"]["DagListView"];
             latestDAGRun: components["schemas"]["DagRunSummary"];
+            /** @description Beyond SPEC 2.8: the scheduler's next start of the DAG (RFC 3339, UTC), the earliest of its start schedules after now; empty when none will fire (no start schedule, suspended, invalid). */
+            nextRun: string;
             suspended: boolean;
             errors: components["schemas"]["Strings"];
         };

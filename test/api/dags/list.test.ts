@@ -1,6 +1,7 @@
 /** GET /dags: list items, pagination, name/tag/tags filters, unreadable files, 1,000 files. */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CronExpressionParser } from 'cron-parser';
 import { TestServer } from '../../helpers/server.js';
 
 const dag = (i: number, tags: string) => `name: d${String(i).padStart(4, '0')}\ntags: "${tags}"\nsteps:\n  - command: echo ${i}\n`;
@@ -18,6 +19,7 @@ describe('GET /dags', () => {
   afterAll(() => srv.stop());
 
   const names = (r: { body: { dags: Array<{ fileName: string }> } }) => r.body.dags.map((d) => d.fileName);
+  const item = (r: { body: { dags: Array<{ fileName: string; nextRun: string }> } }, fileName: string) => r.body.dags.find((d) => d.fileName === fileName)!;
 
   test('the DAG list item of SPEC 2.8 with a not-started latestDAGRun for a DAG that never ran', async () => {
     const r = await srv.get('/dags');
@@ -33,10 +35,36 @@ describe('GET /dags', () => {
         rootDAGRunName: '', rootDAGRunId: '', parentDAGRunName: '', parentDAGRunId: '', dagRunId: '', name: 'alpha',
         status: 0, statusLabel: 'not_started', queuedAt: '', startedAt: '', finishedAt: '', log: '', params: '',
       },
+      nextRun: expect.any(String),
       suspended: false,
       errors: [],
     });
     expect(r.body.pagination).toEqual({ totalRecords: 5, currentPage: 1, totalPages: 1, nextPage: null, prevPage: null });
+  });
+
+  test('nextRun: the earliest start tick after now of the start schedules, each in its zone; "" when none fires', async () => {
+    const before = Date.now();
+    const r = await srv.get('/dags');
+    const after = Date.now();
+    const next = (f: string) => item(r, f).nextRun;
+    // alpha: "0 1 * * *" in the server's zone (the test process's) and "0 2 * * *" in UTC.
+    const ticks = (at: number) => Math.min(
+      CronExpressionParser.parse('0 1 * * *', { currentDate: new Date(at) }).next().getTime(),
+      CronExpressionParser.parse('0 2 * * *', { currentDate: new Date(at), tz: 'UTC' }).next().getTime(),
+    );
+    expect([ticks(before), ticks(after)]).toContain(Date.parse(next('alpha')));
+    expect(next('alpha')).toMatch(/^\d{4}-\d\d-\d\dT\d\d:00:00\.000Z$/);
+    expect(next('beta')).toBe('');
+    expect(next('invalid')).toBe('');
+    srv.dag('sched-stop', 'schedule: {start: "*/5 * * * *", stop: "0 0 * * *"}\nsteps:\n  - command: echo\n');
+    srv.dag('sched-off', 'schedule: "* * * * *"\nsteps:\n  - command: echo\n');
+    expect((await srv.req('POST', '/dags/sched-off/suspend', { suspend: true })).status).toBe(200);
+    const r2 = await srv.get('/dags?name=sched-');
+    expect(Date.parse(item(r2, 'sched-stop').nextRun) % (5 * 60_000)).toBe(0);
+    expect(Date.parse(item(r2, 'sched-stop').nextRun)).toBeGreaterThan(before);
+    expect(item(r2, 'sched-off').nextRun).toBe('');
+    expect((await srv.req('DELETE', '/dags/sched-stop')).status).toBe(204);
+    expect((await srv.req('DELETE', '/dags/sched-off')).status).toBe(204);
   });
 
   test('unreadable and invalid DAG files are listed with their errors; unreadable ones also in errors', async () => {
