@@ -33,6 +33,12 @@ export interface OperatorConfig {
   maxActiveRuns: number;
   /** SVC_SECRET_ENV_FROM: the Secret whose keys `provider: env` secrets read (none: such secrets fail, saying so). */
   secretEnvFrom?: string;
+  /**
+   * SVC_PROTECTED_SECRETS, SVC_PROTECTED_SERVICE_ACCOUNTS: svc's own Secrets and ServiceAccounts in the
+   * namespace (comma-separated names), which a step's `kubernetes` block may not mount or run as.
+   */
+  protectedSecrets?: string[];
+  protectedServiceAccounts?: string[];
 }
 
 function oneOf<T extends string>(name: string, v: string | undefined, values: readonly T[], fallback: T): T {
@@ -55,12 +61,22 @@ function tcpPort(v: string | undefined): number {
   return port;
 }
 
+/** A comma-separated list of object names (DNS subdomains); undefined when empty. */
+function names(name: string, v: string | undefined): string[] | undefined {
+  const list = (v ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const bad = list.find((s) => !isDnsSubdomain(s));
+  if (bad !== undefined) throw new ConfigError(`${name}: "${bad}" is not an object name (lowercase letters, digits, "-" and ".", at most 253)`);
+  return list.length > 0 ? list : undefined;
+}
+
 export function loadOperatorConfig(env: NodeJS.ProcessEnv, version: string): OperatorConfig {
   const text = (k: string): string | undefined => (env[k]?.trim() ? env[k]!.trim() : undefined);
   const dataClaim = text('SVC_DATA_CLAIM');
   const identity = text('SVC_OPERATOR_ID');
   const stepServiceAccount = text('SVC_STEP_SERVICE_ACCOUNT');
   const secretEnvFrom = text('SVC_SECRET_ENV_FROM');
+  const protectedSecrets = names('SVC_PROTECTED_SECRETS', text('SVC_PROTECTED_SECRETS'));
+  const protectedServiceAccounts = names('SVC_PROTECTED_SERVICE_ACCOUNTS', text('SVC_PROTECTED_SERVICE_ACCOUNTS'));
   if (secretEnvFrom !== undefined && !isDnsSubdomain(secretEnvFrom)) throw new ConfigError(`SVC_SECRET_ENV_FROM: "${secretEnvFrom}" is not a Secret name (lowercase letters, digits, "-" and ".", at most 253)`);
   return {
     stepImage: text('SVC_STEP_IMAGE') ?? 'debian:stable-slim',
@@ -76,5 +92,7 @@ export function loadOperatorConfig(env: NodeJS.ProcessEnv, version: string): Ope
     port: tcpPort(text('SVC_OPERATOR_PORT')),
     maxActiveRuns: whole('SVC_MAX_ACTIVE_RUNS', text('SVC_MAX_ACTIVE_RUNS'), 1000, 1, 'runs'),
     ...(secretEnvFrom ? { secretEnvFrom } : {}),
+    ...(protectedSecrets ? { protectedSecrets } : {}),
+    ...(protectedServiceAccounts ? { protectedServiceAccounts } : {}),
   };
 }

@@ -100,6 +100,7 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
   };
   const shell = new PodLauncher(kc, pods, {
     settings, files, owner, retention: oc.podRetention, createLimit,
+    protect: { secrets: oc.protectedSecrets ?? [], serviceAccounts: oc.protectedServiceAccounts ?? [] },
     onError: (what, e) => warn(`Failed to ${what}`)(e),
     nodes,
     onWaiting: (req, reason) => log.info(reason ? 'Step Pod is waiting' : 'Step Pod stopped waiting', { dag: req.identity.dagName, dagRunId: req.identity.dagRunId, step: req.identity.node, ...(reason ? { reason } : {}) }),

@@ -34,6 +34,14 @@ app.kubernetes.io/component: {{ .component }}
 {{- printf "%s-%s" (include "svc.fullname" .root) .component -}}
 {{- end -}}
 
+{{/* svc's own Secrets in the namespace (comma-separated): the auth records, the webhook's TLS key, the API's and the bucket's credentials. */}}
+{{- define "svc.protectedSecrets" -}}
+{{- $names := list "svc-users" "svc-api-keys" "svc-webhooks" (printf "%s-webhook-tls" (include "svc.fullname" .)) -}}
+{{- with .Values.auth.existingSecret }}{{ $names = append $names . }}{{ end -}}
+{{- if eq .Values.logStore.type "s3" }}{{ with .Values.logStore.s3.credentialsSecret }}{{ $names = append $names . }}{{ end }}{{ end -}}
+{{- join "," $names -}}
+{{- end -}}
+
 {{/* Environment both svc processes share. */}}
 {{- define "svc.commonEnv" -}}
 - name: SVC_NAMESPACE

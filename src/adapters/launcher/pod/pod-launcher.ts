@@ -19,6 +19,8 @@ import { hasExecSecret, stepPod, type PodFilePaths, type PodSettings } from './p
 import type { PodWatch } from './pod-watch.js';
 import type { NodeLeases } from './node-leases.js';
 import { harvestResult } from './harvest.js';
+import { podAccessProblem } from './pod-access.js';
+import { BadRequestError } from '../../../core/errors.js';
 import type { TokenBucket } from './rate-limit.js';
 
 /** Where an execution's logs and result are, for the operator and for its Pod: files on a shared volume, or a bucket. */
@@ -57,11 +59,15 @@ export interface PodLauncherOptions {
   nodes?: NodeLeases;
   /** Paces Pod creation (a burst of runs must not flood the API server). */
   createLimit?: TokenBucket;
+  /** svc's own Secrets and ServiceAccounts, which a step's `kubernetes` block may not name (pod-access.ts). */
+  protect?: { secrets: readonly string[]; serviceAccounts: readonly string[] };
 }
 
 export class PodLauncher implements Launcher {
   readonly recordsStarts = true;
   private readonly api: CoreV1Api;
+  /** Execution Secrets this launcher made and has not deleted yet (a step may not mount another's). */
+  private readonly execSecrets = new Set<string>();
 
   constructor(kc: KubeConfig, private readonly watch: PodWatch, private readonly opts: PodLauncherOptions) {
     this.api = kc.makeApiClient(CoreV1Api);
@@ -84,12 +90,26 @@ export class PodLauncher implements Launcher {
   }
 
   private async create(req: ExecRequest): Promise<void> {
+    this.checkAccess(req);
     const owner = await this.opts.owner(req.identity);
     const { pod, secret } = stepPod(req, owner, await this.opts.files.forPod(req), this.opts.settings);
     const namespace = this.opts.settings.namespace;
+    if (secret) this.execSecrets.add(secret.metadata!.name!);
     if (secret) await this.createIgnoringExisting(() => this.api.createNamespacedSecret({ namespace, body: secret, fieldManager: FIELD_MANAGER }), `secrets/${secret.metadata!.name}`);
     await this.opts.createLimit?.take();
     await this.createIgnoringExisting(() => this.api.createNamespacedPod({ namespace, body: pod, fieldManager: FIELD_MANAGER }), `pods/${pod.metadata!.name}`);
+  }
+
+  /**
+   * Refuses (the step fails, saying why) a block that names svc's own objects. An execution's Secret has
+   * its Pod's name: one this launcher made, or a step Pod the watch shows (made by an earlier leader).
+   */
+  private checkAccess(req: ExecRequest): void {
+    if (!req.kubernetes) return;
+    const claim = this.opts.settings.dataVolume?.claimName;
+    const protect = { secrets: this.opts.protect?.secrets ?? [], serviceAccounts: this.opts.protect?.serviceAccounts ?? [], claims: claim ? [claim] : [] };
+    const problem = podAccessProblem(req.kubernetes, protect, (name) => this.execSecrets.has(name) || this.watch.get(name) !== undefined);
+    if (problem) throw new BadRequestError(problem);
   }
 
   /** AlreadyExists is adoption: the object of this identity was created before (by a previous operator). */
@@ -192,6 +212,7 @@ export class PodLauncher implements Launcher {
   }
 
   private async deleteSecret(name: string): Promise<void> {
+    this.execSecrets.delete(name);
     try {
       await this.api.deleteNamespacedSecret({ name, namespace: this.opts.settings.namespace });
     } catch (e) {
