@@ -1,9 +1,9 @@
-/** The UI's pure helpers: graph layout, the DAG list filter, statuses, formatting. */
-import { matchesQuery } from '../../src/ui/lib/filter';
+/** The UI's pure helpers: graph layout, the DAG list's tag terms, log pages, statuses, formatting. */
+import { withTag } from '../../src/ui/lib/filter';
+import { logPlace, logQuery, TAIL } from '../../src/ui/lib/log-window';
 import { exitCodeOf, formatDuration } from '../../src/ui/lib/format';
 import { layoutSteps, NODE_WIDTH } from '../../src/ui/lib/layout';
 import { isActive, isLive, labelText, toneOf } from '../../src/ui/lib/status';
-import type { DagListItem } from '../../src/ui/api/types';
 import { parseFrame } from '../../src/ui/api/events';
 import { fileNameProblem } from '../../src/ui/lib/names';
 import { groupQueues } from '../../src/ui/lib/queues';
@@ -33,23 +33,32 @@ describe('layoutSteps', () => {
   });
 });
 
-const item = (fileName: string, tags: string[], description = ''): DagListItem => ({
-  fileName, suspended: false, errors: [],
-  dag: { name: fileName, group: '', schedule: [], description, params: [], defaultParams: '', tags },
-  latestDAGRun: {} as DagListItem['latestDAGRun'],
+test.each([
+  ['', 'env=prod', 'env=prod'],
+  ['team-a', 'env=prod', 'team-a,env=prod'],
+  [' env=prod , !draft', 'env=prod', 'env=prod,!draft'],
+  ['env=prod', 'critical', 'env=prod,critical'],
+])('a tag clicked in the DAG list: %j with %j is %j', (expression, tag, expected) => {
+  expect(withTag(expression, tag)).toBe(expected);
 });
 
-test.each([
-  ['', true],
-  ['hello', true],
-  ['HEL', true],
-  ['getting', true],
-  ['team=platform', false],
-  ['hello example', true],
-  ['hello platform', false],
-  ['greets', true],
-])('the DAG filter %j matches hello: %s', (q, expected) => {
-  expect(matchesQuery(item('hello', ['example', 'getting-started'], 'Greets someone'), q)).toBe(expected);
+describe('logPlace: where a log page is, and the pages around it (2,000 lines a page)', () => {
+  const page = (lineCount: number, totalLines: number) => ({ lineCount, totalLines });
+  test.each([
+    ['the tail of a short log: nothing around it', TAIL, page(10, 10), { first: 1, last: 10 }],
+    ['an empty log', TAIL, page(0, 0), { first: 0, last: 0 }],
+    ['the tail of 5,000 lines: an earlier page ending where it starts', TAIL, page(2000, 5000), { first: 3001, last: 5000, earlier: { at: 1001 } }],
+    ['the tail of 2,500 lines: the earlier page is the head', TAIL, page(2000, 2500), { first: 501, last: 2500, earlier: { at: 1 } }],
+    ['the head of 5,000 lines: only a later page', { at: 1 }, page(2000, 5000), { first: 1, last: 2000, later: { at: 2001 } }],
+    ['a middle page', { at: 1001 }, page(2000, 5000), { first: 1001, last: 3000, earlier: { at: 1 }, later: { at: 3001 } }],
+    ['the last page by offset: no later one until the step writes more', { at: 4001 }, page(1000, 5000), { first: 4001, last: 5000, earlier: { at: 2001 } }],
+  ] as const)('%s', (_title, w, p, expected) => {
+    expect(logPlace(w, p, 2000)).toEqual(expected);
+  });
+  test('the query of a window: the tail, or offset and limit', () => {
+    expect(logQuery(TAIL, 2000)).toEqual({ tail: 2000 });
+    expect(logQuery({ at: 4001 }, 2000)).toEqual({ offset: 4001, limit: 2000 });
+  });
 });
 
 test.each([

@@ -65,7 +65,7 @@ describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
     return p;
   }
 
-  test('the DAG list shows the example DAGs, and the search box filters them', async () => {
+  test('the DAG list shows the example DAGs, filtered by the server by name and tag expression', async () => {
     const p = await page();
     await p.goto(`${t.url}/`);
     await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'DAGs' }).click();
@@ -73,11 +73,32 @@ describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
     for (const f of EXAMPLES) await p.locator(`tr[data-dag="${f.replace(/\.yaml$/, '')}"]`).waitFor();
     await p.screenshot({ path: shot('dags'), fullPage: true });
 
-    await p.getByLabel('Filter DAGs by name or tag').fill('team=platform');
+    const asked: URL[] = [];
+    p.on('request', (r) => { const u = new URL(r.url()); if (u.pathname === '/api/v2/dags') asked.push(u); });
+    await p.getByRole('searchbox', { name: 'Tags' }).fill('team=platform');
     await expectRows(p, ['graph']);
-    await p.getByLabel('Filter DAGs by name or tag').fill('');
+    await p.getByRole('searchbox', { name: 'Tags' }).fill('team=*,!tier');
+    await expectRows(p, []);
+    await p.getByRole('searchbox', { name: 'Tags' }).fill('');
+    await p.getByRole('searchbox', { name: 'Name' }).fill('HEL');
+    await expectRows(p, ['hello', 'slow-hello']);
+    await p.getByRole('searchbox', { name: 'Name' }).fill('');
     await p.locator('tr[data-dag="hello"] button.tag', { hasText: 'getting-started' }).click();
     await expectRows(p, ['hello']);
+    expect(new URL(p.url()).searchParams.get('tags')).toBe('getting-started');
+    // The server filtered: the expression went to GET /dags as written, never evaluated in the browser.
+    expect(asked.map((u) => u.searchParams.get('tags'))).toEqual(expect.arrayContaining(['team=platform', 'team=*,!tier', 'getting-started']));
+    await p.reload();
+    await expectRows(p, ['hello']);
+    await p.getByRole('searchbox', { name: 'Tags' }).fill('a==b');
+    await p.getByRole('alert').filter({ hasText: /a==b|tag/i }).waitFor();
+    await p.getByRole('searchbox', { name: 'Tags' }).fill('');
+    await p.getByRole('navigation', { name: 'DAG pages' }).getByText(`${EXAMPLES.length + 3} DAGs`, { exact: true }).waitFor();
+
+    // Next run: the server's nextRun, written in the row; none for a DAG without a schedule.
+    const api = (await t.get('/dags?name=scheduled')).body.dags[0];
+    expect(await p.locator('tr[data-dag="scheduled"] td.next-run time').getAttribute('datetime')).toBe(api.nextRun);
+    expect(await p.locator('tr[data-dag="hello"] td.next-run').textContent()).toBe('–');
 
     const schedule = p.getByRole('switch', { name: 'Schedule of hello' });
     expect(await schedule.getAttribute('aria-checked')).toBe('true');
@@ -87,6 +108,28 @@ describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
     await schedule.click();
     await p.locator('tr[data-dag="hello"] [role="switch"][aria-checked="true"]:not([disabled])').waitFor();
     expect((await t.get('/dags/hello')).body.suspended).toBe(false);
+    await p.context().close();
+  });
+
+  test('search in the DAG files shows each matching DAG with its matching lines, from GET /dags/search', async () => {
+    const p = await page();
+    await p.goto(`${t.url}/dags`);
+    await p.getByLabel('Search in files').fill('unit-tests');
+    await p.getByLabel('Search in files').press('Enter');
+    const results = p.getByRole('region', { name: 'Search results' });
+    await results.locator('li[data-result="graph"]').waitFor();
+    const api = (await t.get('/dags/search?q=unit-tests')).body.results as Array<{ name: string; matches: Array<{ lineNumber: number }> }>;
+    expect(await results.locator('li[data-result]').evaluateAll((ls) => ls.map((l) => l.getAttribute('data-result')))).toEqual(api.map((r) => r.name));
+    const graph = results.locator('li[data-result="graph"]');
+    const first = api.find((r) => r.name === 'graph')!.matches[0]!;
+    expect(await graph.locator('mark').first().textContent()).toMatch(new RegExp(`^\\s*${first.lineNumber}  .*unit-tests`));
+    expect(new URL(p.url()).searchParams.get('search')).toBe('unit-tests');
+    await graph.getByRole('link').click();
+    await p.waitForURL(/\/dags\/graph\?tab=spec$/);
+    await p.goBack();
+    await results.getByText('1 DAG holds').or(results.getByText(/DAGs hold/)).waitFor();
+    await p.getByRole('button', { name: 'Clear search' }).click();
+    await p.locator('tr[data-dag="hello"]').waitFor();
     await p.context().close();
   });
 
@@ -343,7 +386,7 @@ describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
     await p.getByRole('link', { name: 'Runs' }).click();
     await p.getByRole('heading', { level: 1, name: 'Runs' }).waitFor();
     await p.locator('tr[data-run="list-locked"]').waitFor();
-    const order = await p.locator('table.runs tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run')));
+    const order = await p.locator('table.runs tr[data-run]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run')));
     expect(order.indexOf('list-locked')).toBeLessThan(order.indexOf('list-ok-2'));
     expect(order.indexOf('list-ok-2')).toBeLessThan(order.indexOf('list-ok-1'));
     await p.screenshot({ path: shot('runs'), fullPage: true });
@@ -351,8 +394,8 @@ describeWith('chromium', chromiumMissing, 'the web UI in a browser', () => {
     await p.getByLabel('Run id').fill('list-ok');
     await p.getByLabel('Status').selectOption({ label: 'succeeded' });
     await p.locator('tr[data-run="list-locked"]').waitFor({ state: 'detached' });
-    await p.waitForFunction(() => document.querySelectorAll('table.runs tbody tr').length === 2);
-    expect(await p.locator('table.runs tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run')))).toEqual(['list-ok-2', 'list-ok-1']);
+    await p.waitForFunction(() => document.querySelectorAll('table.runs tr[data-run]').length === 2);
+    expect(await p.locator('table.runs tr[data-run]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run')))).toEqual(['list-ok-2', 'list-ok-1']);
     expect(new URL(p.url()).search).toBe('?name=hello&id=list-ok&status=4');
     await p.getByLabel('Status').selectOption({ label: 'failed' });
     await p.getByText('0 runs').waitFor();

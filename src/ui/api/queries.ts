@@ -2,14 +2,15 @@
  * The queries and mutations of the pages, with their cache keys. Keys nest so one invalidation reaches a
  * run and everything under it (its step logs): ['run', name, id, 'log', step, stream].
  */
-import { useInfiniteQuery, useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery, useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, must, orNull } from './client';
+import { logQuery, type LogWindow } from '../lib/log-window';
 import type { DagDetail, DagRunDetail, Health } from './types';
 
-/** The DAG list asks for one large page; paging and virtual rows come with big installations. */
+/** DAGs per page of the list: the API's largest page (SPEC 8); the rows are virtual, more pages are paged. */
 export const DAG_PAGE_SIZE = 1000;
-/** Lines of a step log shown: its tail. */
-export const LOG_TAIL = 2000;
+/** Lines of a step log per page (its tail first). */
+export const LOG_PAGE = 2000;
 
 export const keys = {
   dags: ['dags'] as const,
@@ -82,10 +83,28 @@ export function useRunPages(filter: RunFilter) {
   });
 }
 
-export function useDags() {
+/** The server-side filters of GET /dags: `name` a substring, `tags` SPEC 2.9's expression, `page` 1-based. */
+export interface DagFilter {
+  name?: string;
+  tags?: string;
+  page?: number;
+}
+
+/** One page of DAGs; the previous answer stays on screen while a new filter or page is read. */
+export function useDags(filter: DagFilter = {}) {
   return useQuery({
-    queryKey: keys.dags,
-    queryFn: ({ signal }) => must(api.GET('/dags', { params: { query: { perPage: DAG_PAGE_SIZE } }, signal })),
+    queryKey: [...keys.dags, filter],
+    queryFn: ({ signal }) => must(api.GET('/dags', { params: { query: { ...filter, perPage: DAG_PAGE_SIZE } }, signal })),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** GET /dags/search: the DAG files whose text holds `q`, with the matching lines; nothing asked for ''. */
+export function useDagSearch(q: string) {
+  return useQuery({
+    queryKey: [...keys.dags, 'search', q],
+    queryFn: ({ signal }) => must(api.GET('/dags/search', { params: { query: { q } }, signal })),
+    enabled: q.trim() !== '',
   });
 }
 
@@ -121,12 +140,15 @@ export function useOutputs(name: string, dagRunId: string, enabled: boolean) {
   });
 }
 
-export function useStepLog(name: string, dagRunId: string, stepName: string, stream: 'stdout' | 'stderr') {
+/** A page of a step's log: its tail (read again as the step writes), or LOG_PAGE lines from a line. */
+export function useStepLog(name: string, dagRunId: string, stepName: string, stream: 'stdout' | 'stderr', window: LogWindow) {
   return useQuery({
-    queryKey: keys.log(name, dagRunId, stepName, stream),
+    queryKey: [...keys.log(name, dagRunId, stepName, stream), window],
     queryFn: ({ signal }) => must(api.GET('/dag-runs/{name}/{dagRunId}/steps/{stepName}/log', {
-      params: { path: { name, dagRunId, stepName }, query: { stream, tail: LOG_TAIL } }, signal,
+      params: { path: { name, dagRunId, stepName }, query: { stream, ...logQuery(window, LOG_PAGE) } }, signal,
     })),
+    // The page before stays on screen while the next one of the same stream is read (never another stream's).
+    placeholderData: (prev, prevQuery) => (prevQuery?.queryKey[5] === stream ? prev : undefined),
   });
 }
 
@@ -321,7 +343,7 @@ type DagList = { dags: Array<{ fileName: string }> };
 /** The DAG list in the cache without `fileName` (a list read before it went never shows it again). */
 function dropFromList(qc: ReturnType<typeof useQueryClient>, fileName: string): Promise<void> {
   qc.removeQueries({ queryKey: keys.dag(fileName) });
-  qc.setQueryData<DagList>(keys.dags, (old) => old && { ...old, dags: old.dags.filter((d) => d.fileName !== fileName) });
+  qc.setQueriesData<DagList>({ queryKey: keys.dags }, (old) => old && 'dags' in old ? { ...old, dags: old.dags.filter((d) => d.fileName !== fileName) } : old);
   return qc.invalidateQueries({ queryKey: keys.dags });
 }
 

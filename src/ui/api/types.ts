@@ -12,6 +12,7 @@ export type DagRunSummary = Schemas['DagRunSummary'];
 export type NodeRecord = Schemas['NodeRecord'] & { exitCode?: number };
 export type DagRunDetail = Schemas['DagRunDetail'];
 export type LogPage = Schemas['LogPage'];
+export type Pagination = Schemas['Pagination'];
 export type ApiErrorBody = Schemas['Error'];
 export type Role = Schemas['Role'];
 export type Worker = Schemas['Worker'];

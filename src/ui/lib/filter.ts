@@ -1,9 +1,7 @@
-/** The DAG list's search box: every word must match the name, file name, description or a tag. */
-import type { DagListItem } from '../api/types';
+/** The DAG list's tag expression (SPEC 2.9: comma-separated terms, all must hold), filtered by the server. */
 
-export function matchesQuery(item: DagListItem, query: string): boolean {
-  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-  if (words.length === 0) return true;
-  const fields = [item.fileName, item.dag.name, item.dag.description, ...item.dag.tags].map((f) => f.toLowerCase());
-  return words.every((w) => fields.some((f) => f.includes(w)));
+/** The expression with `tag` as one more term (a tag clicked in the list); unchanged when it has it. */
+export function withTag(expression: string, tag: string): string {
+  const terms = expression.split(',').map((t) => t.trim()).filter(Boolean);
+  return (terms.includes(tag) ? terms : [...terms, tag]).join(',');
 }

@@ -1,15 +1,17 @@
 /**
  * The runs list (GET /dag-runs): root runs newest first, filtered by the server (DAG name, status, run id,
  * a date range, a tag expression: the filters live in the address, so a filtered list can be bookmarked), live while any
- * listed run may still change. 200 runs a page; "Show more" asks the server for the next one (its cursor).
+ * listed run may still change. 200 runs a page; the next one (the server's cursor) is read when the last row
+ * comes into view, or by "Show more". The rows are virtual: 10,000 runs put a screenful in the DOM.
  */
-import { useMemo } from 'react';
+import { useCallback, useMemo } from 'react';
 import { useSearchParams } from 'react-router';
 import { useLive } from '../api/live';
 import { keys, useRunPages, type RunFilter } from '../api/queries';
 import type { DagRunSummary } from '../api/types';
 import { ErrorBox, Loading } from '../components/query-state';
 import { RunCells } from '../components/run-cells';
+import { rowCount, VirtualRows } from '../components/virtual-rows';
 import { useNow, useTitle } from '../lib/hooks';
 import { isLive, RUN_STATUSES } from '../lib/status';
 
@@ -33,6 +35,8 @@ export function filterOf(params: URLSearchParams): RunFilter {
   return f;
 }
 
+const COLUMNS = ['DAG', 'Run', 'Status', 'Started', 'Duration', 'Params'];
+
 export function RunsPage() {
   useTitle('Runs');
   const [params, setParams] = useSearchParams();
@@ -40,6 +44,8 @@ export function RunsPage() {
   const pages = useRunPages(filter);
   const runs = useMemo(() => pages.data?.pages.flatMap((p) => p.dagRuns) ?? [], [pages.data]);
   useLive(keys.runs(filter), runs.some(isLive), '/events/dag-runs?limit=1');
+  const { fetchNextPage } = pages;
+  const more = useCallback(() => void fetchNextPage(), [fetchNextPage]);
   const set = (k: string, v: string) => {
     const next = new URLSearchParams(params);
     if (v) next.set(k, v);
@@ -64,35 +70,25 @@ export function RunsPage() {
       </form>
       {pages.isPending ? <Loading what="runs" /> : null}
       {pages.isError ? <ErrorBox error={pages.error} what="the runs" /> : null}
-      {pages.data ? <RunTable runs={runs} more={pages.hasNextPage} loading={pages.isFetchingNextPage} onMore={() => void pages.fetchNextPage()} /> : null}
+      {pages.data ? <RunTable runs={runs} more={pages.hasNextPage} loading={pages.isFetchingNextPage} onMore={more} /> : null}
     </>
   );
 }
 
+/** The runs read so far, as virtual rows; the next page is read when the last one comes into view. */
 function RunTable({ runs, more, loading, onMore }: { runs: DagRunSummary[]; more: boolean; loading: boolean; onMore: () => void }) {
-  const rows = runs;
-  const now = useNow(rows.some(isLive));
+  const now = useNow(runs.some(isLive));
+  const onEnd = useCallback(() => { if (more && !loading) onMore(); }, [more, loading, onMore]);
   return (
     <>
       <p className="muted small" aria-live="polite">{more ? `the newest ${runs.length} runs` : `${runs.length} runs`}</p>
-      <table className="table runs" aria-label="Runs">
+      <table className="table runs" aria-label="Runs" aria-rowcount={rowCount(runs.length)}>
         <thead>
-          <tr>
-            <th scope="col">DAG</th>
-            <th scope="col">Run</th>
-            <th scope="col">Status</th>
-            <th scope="col">Started</th>
-            <th scope="col">Duration</th>
-            <th scope="col">Params</th>
-          </tr>
+          <tr aria-rowindex={1}>{COLUMNS.map((c) => <th key={c} scope="col">{c}</th>)}</tr>
         </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={`${r.name}/${r.dagRunId}`} data-run={r.dagRunId}>
-              <RunCells run={r} now={now} />
-            </tr>
-          ))}
-        </tbody>
+        <VirtualRows items={runs} estimate={41} columns={COLUMNS.length} onEnd={onEnd} row={(r, props) => (
+          <tr key={`${r.name}/${r.dagRunId}`} data-run={r.dagRunId} {...props}><RunCells run={r} now={now} /></tr>
+        )} />
       </table>
       {more ? <button type="button" className="ghost" disabled={loading} onClick={onMore}>{loading ? 'Loading…' : 'Show more'}</button> : null}
     </>
