@@ -14,12 +14,14 @@ export class HttpError extends DomainError {
   }
 }
 
+/** The status code of a domain error. */
+export const statusOf = (err: DomainError): number => (err instanceof HttpError ? err.status : STATUS[err.code] ?? 400);
+
 export const errorBody = (code: string, message: string, details?: Record<string, unknown>) => ({ code, message, ...(details ? { details } : {}) });
 
 export function errorMiddleware(log: { error(msg: string, f?: Record<string, unknown>): void }): ErrorRequestHandler {
   return (err: unknown, _req, res, _next) => {
-    if (err instanceof HttpError) return void res.status(err.status).json(errorBody(err.code, err.message, err.details));
-    if (err instanceof DomainError) return void res.status(STATUS[err.code] ?? 400).json(errorBody(err.code, err.message, err.details));
+    if (err instanceof DomainError) return void res.status(statusOf(err)).json(errorBody(err.code, err.message, err.details));
     const e = err as { type?: string; status?: number; message?: string };
     if (e?.type === 'entity.parse.failed') return void res.status(400).json(errorBody('bad_request', `invalid JSON body: ${e.message}`));
     if (e?.type === 'entity.too.large') return void res.status(413).json(errorBody('bad_request', 'request body too large'));

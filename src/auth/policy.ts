@@ -5,11 +5,12 @@
  * parameterised ones. A route missing here needs admin (fail closed).
  *
  * Access values: `public` (no credentials), `webhook` (the route checks its own webhook token),
+ * `ticket` (the web terminal's WebSocket, which checks its own single-use ticket, issued to admins),
  * `metrics` (public or viewer, by the metrics setting), or the minimum role.
  */
 import type { Role } from '../core/auth/roles.js';
 
-export type Access = 'public' | 'webhook' | 'metrics' | Role;
+export type Access = 'public' | 'webhook' | 'ticket' | 'metrics' | Role;
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface PolicyRule {
@@ -29,6 +30,10 @@ export const POLICY: readonly PolicyRule[] = [
   R('GET', '/metrics', 'metrics'),
   R('GET', '/workers', 'viewer'),
   R('GET', '/services/resources/history', 'admin'),
+  // Web terminal: a shell on the server host
+  R('GET', '/terminal', 'admin'),
+  R('POST', '/terminal/tickets', 'admin'),
+  R('GET', '/terminal/session', 'ticket'),
   // Authentication and users
   R('POST', '/auth/login', 'public'),
   R('GET', '/auth/oidc', 'public'),

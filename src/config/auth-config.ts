@@ -3,7 +3,7 @@
  * the configuration and validated at start-up: a bad setting stops the server with a clear message.
  */
 import { parseDurationMs } from '../core/spec/blocks.js';
-import { bool, ConfigError as Problem, text } from './values.js';
+import { at, bool, ConfigError as Problem, text } from './values.js';
 import { isRole, isValidUsername, MIN_PASSWORD_LENGTH, type Role } from '../core/auth/roles.js';
 
 export type AuthMode = 'none' | 'builtin' | 'oidc';
@@ -46,13 +46,6 @@ export const MIN_TOKEN_SECRET_LENGTH = 32;
 
 type Env = NodeJS.ProcessEnv;
 type File = Partial<Record<string, unknown>>;
-
-
-function at(file: File, path: string): unknown {
-  let v: unknown = file;
-  for (const k of path.split('.')) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[k] : undefined;
-  return v;
-}
 
 
 /** A list given as a YAML list or a comma-separated string. */

@@ -30,3 +30,13 @@ test('SVC_LOG_LEVEL: debug, info (the default), warn or error, in either case; a
   expect(() => loadConfig({ SVC_LOG_LEVEL: 'verbose' })).toThrow(/SVC_LOG_LEVEL: "verbose" must be one of debug, info, warn, error/);
   expect(() => loadConfig({ SVC_LOG_LEVEL: 'trace' })).toThrow(ConfigError);
 });
+
+test('terminal.enabled (SVC_TERMINAL_ENABLED): off by default, on from the environment or the file, a bad value named', () => {
+  expect(loadConfig({}).terminalEnabled).toBe(false);
+  expect(loadConfig({ SVC_TERMINAL_ENABLED: 'true' }).terminalEnabled).toBe(true);
+  const on = fileConfig('terminal:\n  enabled: true\n');
+  expect(loadConfig({ SVC_CONFIG: on }).terminalEnabled).toBe(true);
+  expect(loadConfig({ SVC_CONFIG: on, SVC_TERMINAL_ENABLED: '0' }).terminalEnabled).toBe(false);
+  expect(() => loadConfig({ SVC_TERMINAL_ENABLED: 'yes' })).toThrow(/SVC_TERMINAL_ENABLED: "yes" must be true or false/);
+  expect(() => loadConfig({ SVC_CONFIG: fileConfig('terminal:\n  enabled: sometimes\n') })).toThrow(ConfigError);
+});

@@ -9,7 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { parseDurationMs } from '../core/spec/blocks.js';
 import { DEFAULT_MAX_CALL_DEPTH } from '../core/spec/calls.js';
 import { loadAuditEnabled, loadAuditSink, loadAuthConfig, type AuthConfig } from './auth-config.js';
-import { bool, ConfigError, text } from './values.js';
+import { at, bool, ConfigError, text } from './values.js';
 
 /** SVC_LOG_LEVEL's values, least severe first. */
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
@@ -84,6 +84,11 @@ export interface Config {
    * fails its step with the chain of DAGs named: recursion through names from variables ends there.
    */
   maxCallDepth: number;
+  /**
+   * SVC_TERMINAL_ENABLED (file `terminal.enabled`, false): the web terminal, an admin's shell on the
+   * server host (docs/api.md "Web terminal", ADR 0022). Off unless the operator turns it on.
+   */
+  terminalEnabled: boolean;
 }
 
 export const BACKENDS = ['embedded', 'kubernetes'] as const;
@@ -193,15 +198,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     backend: backendOf(pick('SVC_BACKEND', 'backend')), ...(namespace ? { namespace } : {}), ...(kubeconfig ? { kubeconfig } : {}),
     ...(webhookCertDir ? { webhookCertDir: resolve(webhookCertDir) } : {}), webhookPort: port(pick('SVC_WEBHOOK_PORT', 'webhookPort'), 'SVC_WEBHOOK_PORT', 9443),
     maxCallDepth: positiveInt('SVC_MAX_CALL_DEPTH', pick('SVC_MAX_CALL_DEPTH', 'maxCallDepth'), DEFAULT_MAX_CALL_DEPTH),
+    terminalEnabled: bool('SVC_TERMINAL_ENABLED', text(env.SVC_TERMINAL_ENABLED) ?? at(file, 'terminal.enabled'), false),
   });
 }
 
 /** Reads `a.b.c` of the config file as a string. */
-function nested(file: FileConfig, ...path: string[]): string | undefined {
-  let v: unknown = file;
-  for (const k of path) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[k] : undefined;
-  return text(v);
-}
+const nested = (file: FileConfig, ...path: string[]): string | undefined => text(at(file, path.join('.')));
 
 function staticAuth(env: NodeJS.ProcessEnv, file: FileConfig): Pick<Config, 'authToken' | 'authBasic'> {
   const token = text(env.SVC_AUTH_TOKEN) ?? nested(file, 'auth', 'token', 'value');

@@ -12,3 +12,10 @@ export function bool(name: string, v: unknown, fallback: boolean): boolean {
   if (v === 'false' || v === '0') return false;
   throw new ConfigError(`${name}: "${String(v)}" must be true or false`);
 }
+
+/** The value at a dotted path (`auth.oidc.issuer`) of the config file, of any type. */
+export function at(file: Partial<Record<string, unknown>>, path: string): unknown {
+  let v: unknown = file;
+  for (const k of path.split('.')) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
+}

@@ -21,6 +21,7 @@ import { wireDags } from './server/dags.js';
 import { wireEvents } from './server/events.js';
 import { wireRuns } from './server/runs.js';
 import { wireSystem } from './server/system.js';
+import { wireTerminal } from './server/terminal.js';
 import { uiRouter } from './server/ui.js';
 
 export interface RunningServer {
@@ -62,7 +63,7 @@ async function startOn(backend: Backend, events: RunEvents, config: Readonly<Con
   const dags = await wireDags(base);
   const runs = await wireRuns(base, dags);
   const system = await wireSystem(base, dags, runs, auth);
-  const areas: AreaParts[] = [auth, dags, runs, system, wireEvents(base)];
+  const areas: AreaParts[] = [auth, dags, runs, system, wireEvents(base), await wireTerminal(base, auth)];
   const app = createApp({
     log, routers: areas.flatMap((a) => a.routers), before: areas.flatMap((a) => a.before ?? []),
     // The web UI last: every other root route (OIDC callback, /api/v1) answers first.
@@ -71,6 +72,7 @@ async function startOn(backend: Backend, events: RunEvents, config: Readonly<Con
   const server = await listen(app, config.host, config.port);
   const stopHttp = () => closeHttp(server);
   started.push(stopHttp);
+  for (const a of areas) a.attach?.(server);
   const addr = server.address() as AddressInfo;
   const url = `http://${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}`;
   for (const a of areas) {

@@ -25,7 +25,7 @@ export interface GuardDeps {
 
 function needed(rule: PolicyRule, metrics: GuardDeps['metrics']): Role | 'public' {
   if (rule.access === 'metrics') return metrics === 'public' ? 'public' : 'viewer';
-  return rule.access === 'webhook' ? 'public' : rule.access;
+  return rule.access === 'webhook' || rule.access === 'ticket' ? 'public' : rule.access;
 }
 
 function auditWhenSent(d: GuardDeps, rule: PolicyRule, req: Request, res: Response): void {

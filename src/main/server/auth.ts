@@ -31,6 +31,10 @@ import type { AreaParts, ServerBase } from './base.js';
 export interface AuthArea extends AreaParts {
   /** API keys held in memory (svc_cache_entries_total{cache="api_key"}). */
   apiKeyEntries(): number;
+  /** The audit trail every area writes to. */
+  audit: Auditor;
+  /** Whether requests are authenticated at all (builtin mode, or static credentials). */
+  enforcing: boolean;
 }
 
 /** Where the generated admin password goes: standard output, once. */
@@ -103,5 +107,7 @@ export async function wireAuth(base: ServerBase, print: Print = stdout): Promise
     ],
     rootRouters: [oidcCallbackRouter(oidcDeps), legacyRouter()],
     apiKeyEntries: () => b?.apiKeyStore.cacheSize() ?? 0,
+    audit,
+    enforcing: authenticator.enforcing,
   };
 }

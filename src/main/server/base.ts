@@ -5,6 +5,7 @@ import type { DagRunResource } from '../../core/resources.js';
 import type { EngineDeps } from '../../engine/deps.js';
 import type { Backend } from '../backend.js';
 import type { RunService } from '../../engine/services/run-service.js';
+import type { Server } from 'node:http';
 import type { Router, RequestHandler } from 'express';
 
 /** Fan-out of run changes (every saved status): metrics, caches, waiters of start-sync. */
@@ -38,6 +39,8 @@ export interface AreaParts {
   before?: RequestHandler[];
   /** Routers mounted at the root, outside /api/v2 (the OIDC callback, the legacy v1 404). */
   rootRouters?: Router[];
+  /** Called once the HTTP server listens (the web terminal takes its WebSocket upgrades). */
+  attach?(server: Server): void;
   start?(): Promise<void> | void;
   stop?(): Promise<void> | void;
 }

@@ -104,6 +104,80 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/terminal": {
+        parameters: {
+            query?: {
+                /** @description A configured remote node (default local) */
+                remoteNode?: components["parameters"]["remoteNode"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the web terminal can be opened (admin)
+         * @description enabled is false, with the reason, when terminal.enabled is off or authentication is off (nobody is known to be an admin then).
+         */
+        get: operations["getTerminal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/terminal/tickets": {
+        parameters: {
+            query?: {
+                /** @description A configured remote node (default local) */
+                remoteNode?: components["parameters"]["remoteNode"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A ticket that opens one terminal session (admin)
+         * @description Good once, for 30 seconds; pass it as ?ticket= to GET /terminal/session. Only its SHA-256 is kept.
+         */
+        post: operations["createTerminalTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/terminal/session": {
+        parameters: {
+            query?: {
+                /** @description A configured remote node (default local) */
+                remoteNode?: components["parameters"]["remoteNode"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The terminal, as a WebSocket (a ticket, not a bearer credential)
+         * @description A WebSocket upgrade with the request's Origin equal to this server's (or the OIDC clientUrl). Frames:
+         *     binary in, keystrokes; binary out, terminal output; text in, `{"type":"resize","cols":n,"rows":n}`
+         *     (1 to 1000); text out, `{"type":"exit","code":n|null}` before the server closes (1000 when the shell
+         *     exited, 1001 when the server stops) and `{"type":"error","code":"bad_request","message":...}`.
+         *     Closing the socket kills the shell and every process of its session. Refusals are HTTP answers
+         *     in the error model, before the upgrade. A GET that is not an upgrade is 400.
+         */
+        get: operations["openTerminalSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dags": {
         parameters: {
             query?: {
@@ -1879,6 +1953,136 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    getTerminal: {
+        parameters: {
+            query?: {
+                /** @description A configured remote node (default local) */
+                remoteNode?: components["parameters"]["remoteNode"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The terminal's availability */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        reason?: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createTerminalTicket: {
+        parameters: {
+            query?: {
+                /** @description A configured remote node (default local) */
+                remoteNode?: components["parameters"]["remoteNode"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ticket */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ticket: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description not_found: terminal.enabled is off */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    openTerminalSession: {
+        parameters: {
+            query?: {
+                /** @description A configured remote node (default local) */
+                remoteNode?: components["parameters"]["remoteNode"];
+                /** @description From POST /terminal/tickets */
+                ticket?: string;
+                /** @description Initial width */
+                cols?: number;
+                /** @description Initial height */
+                rows?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching protocols to the terminal's WebSocket */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description unauthorized: the ticket is missing, used or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the Origin is not this server's, or authentication is off */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: terminal.enabled is off */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["ServerError"];
         };
     };
     listDags: {
