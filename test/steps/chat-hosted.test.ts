@@ -37,7 +37,9 @@ const geminiChunks = (text: string[]): string => sse([
 ]);
 
 beforeAll(() => { nock.disableNetConnect(); });
-afterAll(() => { nock.cleanAll(); nock.enableNetConnect(); });
+// restore: a later test file of this worker loads its own nock, which must be the only one intercepting.
+// restore: a later test file of this worker loads its own nock, which must be the only one intercepting.
+afterAll(() => { nock.cleanAll(); nock.enableNetConnect(); nock.restore(); });
 beforeEach(() => { seen.length = 0; });
 afterEach(() => { nock.cleanAll(); });
 

@@ -38,7 +38,8 @@ const forecast = (content: string): unknown => {
 const OSLO = { name: 'weather', dagRunId: 'string', params: 'CITY=Oslo', outputs: { forecast: 'rain in Oslo', FORECAST: 'rain in Oslo' }, status: 'succeeded' };
 
 beforeAll(() => { nock.disableNetConnect(); });
-afterAll(() => { nock.cleanAll(); nock.enableNetConnect(); });
+// restore: a later test file of this worker loads its own nock, which must be the only one intercepting.
+afterAll(() => { nock.cleanAll(); nock.enableNetConnect(); nock.restore(); });
 beforeEach(() => { seen.length = 0; });
 afterEach(() => { nock.cleanAll(); });
 
