@@ -24,6 +24,8 @@ export const VARIANTS = {
   'overlays/monitoring': ['webhook.enabled=false', 'metrics.serviceMonitor.enabled=true', 'networkPolicy.enabled=true'],
   // Step logs in a bucket (no ReadWriteMany storage): patch the bucket and endpoint to yours.
   'overlays/s3-logs': ['webhook.enabled=false', 'logStore.type=s3', 'logStore.s3.bucket=svc-logs', 'logStore.s3.credentialsSecret=svc-s3'],
+  // The operator runs the Dags and DagRuns of every namespace (ClusterRoles); logs in a bucket, as above.
+  'overlays/cluster-wide': ['webhook.enabled=false', 'logStore.type=s3', 'logStore.s3.bucket=svc-logs', 'logStore.s3.credentialsSecret=svc-s3', 'watch.namespaces=all'],
 };
 
 export function helmPath() {

@@ -39,6 +39,13 @@ export interface OperatorConfig {
    */
   protectedSecrets?: string[];
   protectedServiceAccounts?: string[];
+  /**
+   * SVC_WATCH_NAMESPACES: the namespaces whose runs the operator drives besides its own: `all` (every
+   * namespace holding a Dag) or a comma-separated list. None: its own namespace only (the default).
+   */
+  watchNamespaces?: 'all' | string[];
+  /** SVC_WATCH_NAMESPACE_SELECTOR: with `all`, only the namespaces whose labels match this selector. */
+  namespaceSelector?: string;
 }
 
 function oneOf<T extends string>(name: string, v: string | undefined, values: readonly T[], fallback: T): T {
@@ -69,6 +76,16 @@ function names(name: string, v: string | undefined): string[] | undefined {
   return list.length > 0 ? list : undefined;
 }
 
+const isDnsLabel = (s: string): boolean => s.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(s);
+
+function watched(v: string | undefined): OperatorConfig['watchNamespaces'] {
+  if (v === 'all') return 'all';
+  const list = (v ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const bad = list.find((s) => !isDnsLabel(s));
+  if (bad !== undefined) throw new ConfigError(`SVC_WATCH_NAMESPACES: "${bad}" is not a namespace name (lowercase letters, digits and "-", at most 63); or "all"`);
+  return list.length > 0 ? list : undefined;
+}
+
 export function loadOperatorConfig(env: NodeJS.ProcessEnv, version: string): OperatorConfig {
   const text = (k: string): string | undefined => (env[k]?.trim() ? env[k]!.trim() : undefined);
   const dataClaim = text('SVC_DATA_CLAIM');
@@ -77,6 +94,9 @@ export function loadOperatorConfig(env: NodeJS.ProcessEnv, version: string): Ope
   const secretEnvFrom = text('SVC_SECRET_ENV_FROM');
   const protectedSecrets = names('SVC_PROTECTED_SECRETS', text('SVC_PROTECTED_SECRETS'));
   const protectedServiceAccounts = names('SVC_PROTECTED_SERVICE_ACCOUNTS', text('SVC_PROTECTED_SERVICE_ACCOUNTS'));
+  const watchNamespaces = watched(text('SVC_WATCH_NAMESPACES'));
+  const namespaceSelector = text('SVC_WATCH_NAMESPACE_SELECTOR');
+  if (namespaceSelector !== undefined && watchNamespaces !== 'all') throw new ConfigError('SVC_WATCH_NAMESPACE_SELECTOR narrows SVC_WATCH_NAMESPACES=all: set that too, or drop the selector');
   if (secretEnvFrom !== undefined && !isDnsSubdomain(secretEnvFrom)) throw new ConfigError(`SVC_SECRET_ENV_FROM: "${secretEnvFrom}" is not a Secret name (lowercase letters, digits, "-" and ".", at most 253)`);
   return {
     stepImage: text('SVC_STEP_IMAGE') ?? 'debian:stable-slim',
@@ -94,5 +114,7 @@ export function loadOperatorConfig(env: NodeJS.ProcessEnv, version: string): Ope
     ...(secretEnvFrom ? { secretEnvFrom } : {}),
     ...(protectedSecrets ? { protectedSecrets } : {}),
     ...(protectedServiceAccounts ? { protectedServiceAccounts } : {}),
+    ...(watchNamespaces ? { watchNamespaces } : {}),
+    ...(namespaceSelector ? { namespaceSelector } : {}),
   };
 }

@@ -4,50 +4,23 @@
  * (adapters/launcher/pod). One replica leads (a Lease); the others wait to take over. The leader drives
  * every active run: runs the API creates are picked up from the DagRun watch at once, runs a dead
  * leader left are resumed (their Pods adopted by name), queued runs are started by the queue processor.
- * Logs are files under SVC_DATA_DIR, a volume the operator and every step Pod mount (SVC_DATA_CLAIM).
+ * It does so in its own namespace and, with SVC_WATCH_NAMESPACES, in others: a list, or every namespace
+ * holding a Dag (`all`, found by one cluster-wide watch); one unit per namespace (operator-unit.ts).
+ * Logs are files under SVC_DATA_DIR, a volume the operator and every step Pod mount (SVC_DATA_CLAIM), or
+ * objects in a bucket (SVC_S3_BUCKET).
  */
-import type { Launcher } from '../core/ports/executor.js';
-import { RUN_STEP_TYPES } from '../core/run-step.js';
-import { SmtpNotifier } from '../runtime/mail/notifier.js';
-import { OtlpRunTracer } from '../adapters/otel/otlp-tracer.js';
-import type { StepType } from '../core/spec/types.js';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { apiProblem, defaultNamespace, loadKubeConfig, Secrets } from '../adapters/kube/client.js';
-import { SecretEnvProvider } from '../adapters/kube/secret-env.js';
-import { KubeDagStore } from '../adapters/kube/dag-store.js';
-import { KubeRunControls } from '../adapters/kube/run-controls.js';
-import { KubeAdmissionLock } from '../adapters/kube/admission-lease.js';
-import { KubeRunStore, type RunChange } from '../adapters/kube/run-store.js';
-import { FsPodFiles } from '../adapters/launcher/pod/fs-files.js';
-import { PodLauncher } from '../adapters/launcher/pod/pod-launcher.js';
-import { AgentLauncher, containerSteps } from '../adapters/launcher/pod/agent-launcher.js';
-import type { PodSettings } from '../adapters/launcher/pod/pod-spec.js';
-import { PodWatch } from '../adapters/launcher/pod/pod-watch.js';
+import { apiProblem, defaultNamespace, loadKubeConfig } from '../adapters/kube/client.js';
+import { DagNamespaces } from '../adapters/kube/dag-namespaces.js';
 import { NodeLeases } from '../adapters/launcher/pod/node-leases.js';
 import { TokenBucket } from '../adapters/launcher/pod/rate-limit.js';
 import type { Config } from '../config/config.js';
 import type { OperatorConfig } from '../config/operator-config.js';
 import { DomainError } from '../core/errors.js';
 import type { EngineLogger } from '../core/ports/engine-ports.js';
-import { runKeyOf, type RunKey } from '../core/ports/run-store.js';
-import { RunStatus, isRunTerminal } from '../core/run/status.js';
-import type { EngineDeps } from '../engine/deps.js';
-import { StoreDagCatalog } from '../engine/services/dag-catalog.js';
-import { LaunchService } from '../engine/services/launch-service.js';
-import { QueueProcessor } from '../engine/services/queue-processor.js';
-import { RunService } from '../engine/services/run-service.js';
-import { Scheduler } from '../engine/services/scheduler.js';
 import { LeaderElector } from '../operator/leader.js';
-import { LeaderOwnership } from '../operator/ownership.js';
-import { WatchedRunEvents } from '../operator/run-events.js';
-import { RunRequests } from '../operator/run-requests.js';
-import { hitlLauncher } from '../runtime/hitl.js';
-import { BuiltinSecretProvider } from '../runtime/secrets/providers.js';
-import { timeIds } from './embedded.js';
-import { dagSource, kubeFsLogs } from './kubernetes.js';
-import { s3Logs } from './s3-logs.js';
-import { schedulerState } from './server/runs.js';
+import { startUnit, type NamespaceUnit, type OperatorShared } from './operator-unit.js';
 
 export interface RunningOperator {
   namespace: string;
@@ -62,9 +35,13 @@ export interface RunningOperator {
 /** On shutdown, runs in flight get this long to save what they saw; the next leader resumes them. */
 const SHUTDOWN_GRACE_MS = 2000;
 
-/** http, jq, ssh, ... steps run `svc run-step` in step Pods of the svc image (pod-spec.ts). */
-function runStepLaunchers(pods: Launcher): Partial<Record<StepType, Launcher>> {
-  return Object.fromEntries(RUN_STEP_TYPES.map((t) => [t, pods]));
+function checkSettings(config: Readonly<Config>, oc: OperatorConfig): void {
+  if (config.systemEnv.SVC_S3_BUCKET && oc.dataClaim) {
+    throw new DomainError('bad_request', 'step logs go either to the bucket (SVC_S3_BUCKET) or to the data claim (SVC_DATA_CLAIM): set one');
+  }
+  if (oc.dataClaim && oc.watchNamespaces) {
+    throw new DomainError('bad_request', 'a Pod mounts only claims of its own namespace: with SVC_WATCH_NAMESPACES, step logs go to a bucket (SVC_S3_BUCKET), not to the data claim (SVC_DATA_CLAIM)');
+  }
 }
 
 export async function startOperator(config: Readonly<Config>, oc: OperatorConfig, log: EngineLogger, onLost: () => void): Promise<RunningOperator> {
@@ -72,79 +49,32 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
   const namespace = defaultNamespace(kc, config.namespace);
   const problem = await apiProblem(kc, namespace);
   if (problem) throw new DomainError('service_unavailable', `cannot operate in namespace ${namespace}: ${problem}`);
-  if (config.systemEnv.SVC_S3_BUCKET && oc.dataClaim) {
-    throw new DomainError('bad_request', 'step logs go either to the bucket (SVC_S3_BUCKET) or to the data claim (SVC_DATA_CLAIM): set one');
-  }
+  checkSettings(config, oc);
   const identity = oc.identity ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const warn = (what: string) => (e: unknown) => log.warn(what, { error: e instanceof Error ? e.message : String(e) });
-  // Finished runs are kept slim in the watch cache: the operator's memory follows its active runs.
-  // Only unfinished runs in memory: a run leaves the cache when it ends (memory follows active runs).
-  const store = new KubeRunStore(kc, namespace, { cache: { slimFinished: true, unfinishedOnly: true } });
-  const dags = new KubeDagStore(kc, namespace, { cache: true });
-  // Step logs and results: in the bucket (each step Pod gets an upload grant), or files on the data claim.
-  const s3 = s3Logs(config, log);
-  const logs = s3?.logs ?? kubeFsLogs(config);
-  const pods = new PodWatch(kc, namespace, warn('The step Pod watch failed; it restarts'));
-  const nodes = new NodeLeases(kc, 3000, warn('Failed to read the Node Leases'));
-  const fsFiles = s3 ? undefined : new FsPodFiles(kubeFsLogs(config));
-  const files = s3?.podFiles() ?? fsFiles!;
-  const createLimit = new TokenBucket(oc.podCreateQps, oc.podCreateQps * 2);
-  const settings: PodSettings = {
-    namespace, stepImage: oc.stepImage, ...(oc.stepServiceAccount ? { serviceAccountName: oc.stepServiceAccount } : {}), entryImage: oc.entryImage, entryDelivery: oc.entryDelivery, stopGraceSeconds: oc.stopGraceSeconds,
-    ...(oc.dataClaim ? { dataVolume: { claimName: oc.dataClaim, mountPath: config.dataDir } } : {}),
-  };
-  const owner = async (key: RunKey): Promise<{ name: string; uid: string }> => {
-    const run = await store.get(key);
-    if (!run) throw new Error(`dag-run ${key.dagRunId} of ${key.dagName} is gone`);
-    return { name: run.metadata.name, uid: run.metadata.uid };
-  };
-  const shell = new PodLauncher(kc, pods, {
-    settings, files, owner, retention: oc.podRetention, createLimit,
-    protect: { secrets: oc.protectedSecrets ?? [], serviceAccounts: oc.protectedServiceAccounts ?? [] },
-    onError: (what, e) => warn(`Failed to ${what}`)(e),
-    nodes,
-    onWaiting: (req, reason) => log.info(reason ? 'Step Pod is waiting' : 'Step Pod stopped waiting', { dag: req.identity.dagName, dagRunId: req.identity.dagRunId, step: req.identity.node, ...(reason ? { reason } : {}) }),
-  });
-  const agent = fsFiles ? new AgentLauncher(kc, pods, { settings, files: fsFiles, owner, createLimit, agentDir: (req) => fsFiles.agentDir(req) }) : undefined;
   const elector = new LeaderElector(kc, { namespace, name: 'svc-operator', identity, leaseSeconds: oc.leaseSeconds, renewMs: Math.max(1000, Math.floor(oc.leaseSeconds * 1000 / 5)), retryMs: 1000, onError: warn('Lease request failed') });
-  const events = new WatchedRunEvents();
-  const clock = { now: () => Date.now() };
-  const engine: EngineDeps = {
-    store, logs, launchers: { ...runStepLaunchers(shell), shell, hitl: hitlLauncher, container: containerSteps(shell, agent) }, events, ownership: new LeaderOwnership(elector, identity), controls: new KubeRunControls(kc, namespace),
-    secrets: new SecretEnvProvider(new BuiltinSecretProvider(), new Secrets(kc, namespace), oc.secretEnvFrom),
-    dags: dagSource(dags), clock, ids: timeIds(clock.now), log, notifier: new SmtpNotifier(), tracer: new OtlpRunTracer(),
-    // The operator's own environment is not the steps': their images bring theirs.
-    systemEnv: {}, cwd: '/', defaultShell: ['/bin/sh'], implicitDotenv: false, maxCallDepth: config.maxCallDepth,
-    // Scheduled starts check singleton and maxActiveRuns against the API replicas' admissions too.
-    admission: new KubeAdmissionLock(kc, store, { namespace, identity, onError: warn('Could not free the run admission Lease') }),
+  const shared: OperatorShared = {
+    kc, config, oc, log, identity, home: namespace, elector, warn,
+    nodes: new NodeLeases(kc, 3000, warn('Failed to read the Node Leases')),
+    createLimit: new TokenBucket(oc.podCreateQps, oc.podCreateQps * 2),
   };
-  const runs = new RunService(engine);
-  const launcher = new LaunchService(engine, runs, { drives: true, maxDriving: oc.maxActiveRuns });
-  const queues = new QueueProcessor(engine, launcher, config.queues);
-  const scheduler = new Scheduler({
-    catalog: new StoreDagCatalog(dags), launcher, runs, store, clock, log, state: schedulerState(config.dataDir), ...(config.tz ? { tz: config.tz } : {}),
-  });
-  let unsubscribe = (): void => undefined;
+  const units = new Map<string, NamespaceUnit>();
+  let leads = false;
   let closed = false;
 
-  const requests = new RunRequests({
-    dags: engine.dags, launcher, log,
-    answer: (r, a) => store.answerRequest(r, a, new Date(clock.now())),
-  });
-
-  const onChange = (c: RunChange): void => {
-    if (c.type === 'request') return requests.handle(c.request);
-    if (c.type === 'delete') return;
-    const key = runKeyOf(c.run);
-    const box = c.run.spec.definition.container;
-    if (box && isRunTerminal(c.run.status.run.status)) {
-      void agent?.endRun({ ...key, attemptId: c.run.status.attemptId }, box.keepContainer).catch(warn('Failed to remove a run\'s container Pod'));
-    }
-    queues.observe(c.run);
-    if (c.specChanged) events.notify(key);
-    // A run the API accepted: drive it now (a queued one waits for the queue processor).
-    if (!c.run.spec.parent && c.run.status.run.status === RunStatus.NotStarted) launcher.drive(key);
+  /** Drives the runs of `ns` from now on (at once when this replica leads, else once it does). */
+  const serve = (ns: string): void => {
+    if (closed || units.has(ns)) return;
+    const unit = startUnit(shared, ns);
+    units.set(ns, unit);
+    if (ns !== namespace) log.info('Watching namespace', { namespace: ns });
+    if (leads) unit.begin().catch(warn(`Failed to start driving the runs of namespace ${ns}`));
   };
+  serve(namespace);
+  for (const ns of Array.isArray(oc.watchNamespaces) ? oc.watchNamespaces : []) serve(ns);
+  const discovery = oc.watchNamespaces === 'all'
+    ? new DagNamespaces(kc, { ...(oc.namespaceSelector ? { selector: oc.namespaceSelector } : {}), onNamespace: serve, onError: warn('The cluster-wide Dag watch failed; it restarts') })
+    : undefined;
 
   const leading = (async () => {
     log.info('Waiting to lead', { namespace, identity });
@@ -153,30 +83,25 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
       onLost();
     });
     if (closed) return;
-    log.info('Leading', { namespace, identity });
-    await pods.start();
-    nodes.start();
-    await store.whenSynced();
-    unsubscribe = store.subscribe(onChange);
-    const n = await launcher.takeOver();
-    if (n > 0) log.info('Took over dag-runs', { runs: n });
-    if (config.queuesEnabled) await queues.start(() => launcher.takeOver());
-    await scheduler.start();
+    log.info('Leading', { namespace, identity, ...(oc.watchNamespaces ? { watching: oc.watchNamespaces === 'all' ? 'all' : oc.watchNamespaces.join(',') } : {}) });
+    leads = true;
+    shared.nodes.start();
+    await Promise.all([...units.values()].map((u) => u.begin()));
+    await discovery?.start();
   })();
   leading.catch(warn('Failed to start leading'));
 
+  const sum = (f: (u: NamespaceUnit) => number): number => [...units.values()].reduce((n, u) => n + f(u), 0);
   return {
     namespace, identity, leading,
-    stats: { isLeader: () => elector.isLeader && !closed, driving: () => launcher.driving, waiting: () => launcher.waitingToDrive, stepPods: () => pods.size() },
+    stats: { isLeader: () => elector.isLeader && !closed, driving: () => sum((u) => u.stats.driving()), waiting: () => sum((u) => u.stats.waiting()), stepPods: () => sum((u) => u.stats.stepPods()) },
     async close() {
       closed = true;
-      scheduler.stop();
-      queues.stop();
-      unsubscribe();
-      await launcher.close(SHUTDOWN_GRACE_MS);
-      nodes.stop();
+      await discovery?.close();
+      await Promise.all([...units.values()].map((u) => u.stop(SHUTDOWN_GRACE_MS)));
+      shared.nodes.stop();
       await elector.resign();
-      await Promise.allSettled([pods.close(), store.close(), dags.close(), s3?.close()]);
+      await Promise.allSettled([...units.values()].map((u) => u.release()));
     },
   };
 }

@@ -4,7 +4,7 @@
  * kubeconform -strict against the schemas of the test bed's API server and of our CRDs.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -41,6 +41,8 @@ const VALUE_SETS: Record<string, string[]> = {
   'no webhook, no node reads': ['webhook.enabled=false', 'rbac.readNodes=false', 'rbac.readNodeLeases=false', 'api.replicas=1'],
   'cert-manager and ServiceMonitor': ['webhook.certManager.enabled=true', 'metrics.serviceMonitor.enabled=true'],
   's3 log store': ['logStore.type=s3', 'logStore.s3.bucket=svc-logs', 'logStore.s3.endpoint=http://minio.storage:9000', 'logStore.s3.credentialsSecret=svc-s3'],
+  'cluster-wide': ['logStore.type=s3', 'logStore.s3.bucket=svc-logs', 'watch.namespaces=all', 'watch.namespaceSelector=svc.io/runs=enabled'],
+  'watched namespaces': ['logStore.type=s3', 'logStore.s3.bucket=svc-logs', 'watch.namespaces={team-a,team-b}'],
 };
 /** Kinds of other projects' CRDs (cert-manager, Prometheus Operator) we have no schema for. */
 const FOREIGN = ['Certificate', 'Issuer', 'ServiceMonitor'];
@@ -123,8 +125,8 @@ describeTools('the Helm chart', ['helm', 'kubeconform'], () => {
     });
   });
 
-  test('helm lint --strict passes with the defaults and with everything on', async () => {
-    for (const values of [VALUE_SETS.defaults!, VALUE_SETS['everything on']!]) {
+  test('helm lint --strict passes with the defaults, with everything on and cluster-wide', async () => {
+    for (const values of [VALUE_SETS.defaults!, VALUE_SETS['everything on']!, VALUE_SETS['cluster-wide']!]) {
       const l = await helm(['lint', '--strict', CHART, ...values.flatMap((v) => ['--set', v])]);
       expect([l.code, l.stdout]).toEqual([0, expect.stringMatching(/1 chart\(s\) linted, 0 chart\(s\) failed/)]);
     }
@@ -135,6 +137,8 @@ describeTools('the Helm chart', ['helm', 'kubeconform'], () => {
     [['auth.mode=oidc', 'auth.existingSecret=s'], 'auth.oidc.issuer is required with auth.mode=oidc'],
     [['logStore.type=s3'], 'logStore.s3.bucket is required with logStore.type=s3'],
     [['logStore.type=nfs'], 'logStore.type: "nfs" must be volume or s3'],
+    [['watch.namespaces=all'], 'watch.namespaces needs logStore.type=s3'],
+    [['logStore.type=s3', 'logStore.s3.bucket=b', 'watch.namespaceSelector=a=b'], 'watch.namespaceSelector narrows watch.namespaces=all'],
   ])('%j is refused: %s', async (values, message) => {
     const t = await template(values);
     expect(t.code).not.toBe(0);
@@ -175,6 +179,25 @@ describeTools('the Helm chart', ['helm', 'kubeconform'], () => {
     ]);
     const byDefault = objects((await template([])).stdout).find((o) => o.kind === 'Deployment' && o.metadata.name === 'demo-svc-operator');
     expect(byDefault.spec.template.spec.containers[0].env.map((e: Obj) => e.name)).not.toContain('SVC_SECRET_ENV_FROM');
+  });
+
+  test('watch.namespaces: the runs\' rights in a ClusterRole, bound cluster-wide with all, in each listed namespace else; the Leases stay in the release namespace', async () => {
+    const rbac = (all: Obj[]) => all.filter((o) => o.kind.endsWith('Role') || o.kind.endsWith('RoleBinding')).map((o) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`).sort();
+    const byDefault = rbac(objects((await template([])).stdout));
+    const wide = objects((await template(VALUE_SETS['cluster-wide']!)).stdout);
+    expect(rbac(wide)).toEqual([...byDefault, 'ClusterRole//svc-demo-svc-operator-runs', 'ClusterRoleBinding//svc-demo-svc-operator-runs'].sort());
+    const runs = wide.find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'svc-demo-svc-operator-runs');
+    expect(runs.rules.map((r: Obj) => r.resources.join())).toEqual(['dags', 'dagruns', 'dagruns/status', 'pods', 'secrets', 'namespaces']);
+    expect(runs.rules.find((r: Obj) => r.resources[0] === 'secrets').verbs).toEqual(['create', 'delete']);
+    expect(wide.find((o) => o.kind === 'Role' && o.metadata.name === 'demo-svc-operator').rules.find((r: Obj) => r.resources[0] === 'leases').resourceNames).toEqual(['svc-operator', 'svc-admission']);
+    const env = (all: Obj[]) => Object.fromEntries(all.find((o) => o.kind === 'Deployment' && o.metadata.name === 'demo-svc-operator').spec.template.spec.containers[0].env.map((e: Obj) => [e.name, e.value]));
+    expect(env(wide)).toMatchObject({ SVC_WATCH_NAMESPACES: 'all', SVC_WATCH_NAMESPACE_SELECTOR: 'svc.io/runs=enabled' });
+    expect(wide.find((o) => o.kind === 'ValidatingWebhookConfiguration').webhooks[0].namespaceSelector).toBeUndefined();
+    const listed = objects((await template(VALUE_SETS['watched namespaces']!)).stdout);
+    expect(rbac(listed)).toEqual([...byDefault, 'ClusterRole//svc-demo-svc-operator-runs', 'RoleBinding/team-a/svc-demo-svc-operator-runs', 'RoleBinding/team-b/svc-demo-svc-operator-runs'].sort());
+    expect(env(listed).SVC_WATCH_NAMESPACES).toBe('team-a,team-b');
+    expect(listed.find((o) => o.kind === 'ValidatingWebhookConfiguration').webhooks[0].namespaceSelector.matchExpressions[0].values).toEqual(['svc', 'team-a', 'team-b']);
+    expect(env(objects((await template([])).stdout)).SVC_WATCH_NAMESPACES).toBeUndefined();
   });
 
   test('with the s3 log store: no claim, the bucket and its credentials for both svc processes, no data claim for steps', async () => {

@@ -8,40 +8,26 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { eventually } from '../helpers/server.js';
-import { describeMinio, startMinio, type MinioServer } from '../helpers/minio.js';
+import { describeMinio } from '../helpers/minio.js';
+import type { TestServer } from '../helpers/server.js';
 import { kubectl } from '../testbed/helpers.js';
 import { describeCluster } from './env.js';
-import { finished, kubeServer, start } from './servers.js';
+import { BucketServer, finished, start } from './servers.js';
 
 const BUCKET = 'svc-step-logs';
 
 describeCluster('the operator with step logs in a bucket', () => describeMinio('on MinIO', () => {
-  let minio: MinioServer;
+  const bucket = new BucketServer(BUCKET, { SVC_S3_PREFIX: 'team-a' });
   let client: S3Client;
-  let srv: ReturnType<typeof kubeServer>;
+  let srv: TestServer;
   let ns = '';
-  const saved = { id: process.env.AWS_ACCESS_KEY_ID, key: process.env.AWS_SECRET_ACCESS_KEY };
 
   beforeAll(async () => {
-    minio = await startMinio();
-    await minio.createBucket(BUCKET);
-    client = minio.client();
-    // The S3 clients of the API server and the operator (this process) read their credentials from here.
-    process.env.AWS_ACCESS_KEY_ID = minio.credentials.accessKeyId;
-    process.env.AWS_SECRET_ACCESS_KEY = minio.credentials.secretAccessKey;
-    srv = kubeServer({ SVC_S3_BUCKET: BUCKET, SVC_S3_ENDPOINT: minio.endpoint, SVC_S3_PREFIX: 'team-a' });
-    await srv.start();
+    await bucket.start();
+    ({ client, srv } = bucket);
     ns = srv.server.namespace!;
   }, 60_000);
-  afterAll(async () => {
-    await srv?.stop();
-    client?.destroy();
-    await minio?.stop();
-    process.env.AWS_ACCESS_KEY_ID = saved.id;
-    process.env.AWS_SECRET_ACCESS_KEY = saved.key;
-    if (saved.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
-    if (saved.key === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
-  });
+  afterAll(() => bucket.stop());
 
   const keys = async (prefix: string): Promise<string[]> =>
     ((await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!);

@@ -2,7 +2,9 @@
  * A TestServer on the kubernetes backend (what the api-kube project sets for every server), with its
  * operator unless `SVC_TEST_OPERATOR: 'off'`; and what the operator's tests do with it.
  */
+import type { S3Client } from '@aws-sdk/client-s3';
 import { eventually, TestServer } from '../helpers/server.js';
+import { startMinio, type MinioServer } from '../helpers/minio.js';
 import { kubectl } from '../testbed/helpers.js';
 
 export function kubeServer(env: Record<string, string> = {}): TestServer {
@@ -37,4 +39,37 @@ export interface PodJson { metadata: { name: string; labels: Record<string, stri
 export async function podsOf(ns: string, selector = 'svc.io/component=step'): Promise<PodJson[]> {
   const r = await kubectl(['get', 'pods', '-n', ns, '-l', selector, '-o', 'json']);
   return JSON.parse(r.stdout).items;
+}
+
+/**
+ * MinIO with one bucket, and a kubeServer keeping step logs there (SVC_S3_BUCKET): the API server and the
+ * operator (this process) read the bucket's credentials from AWS_*, which stop() puts back as they were.
+ */
+export class BucketServer {
+  minio!: MinioServer;
+  client!: S3Client;
+  srv!: TestServer;
+  private readonly saved = { id: process.env.AWS_ACCESS_KEY_ID, key: process.env.AWS_SECRET_ACCESS_KEY };
+
+  constructor(readonly bucket: string, private readonly env: Record<string, string> = {}) {}
+
+  async start(): Promise<void> {
+    this.minio = await startMinio();
+    await this.minio.createBucket(this.bucket);
+    this.client = this.minio.client();
+    process.env.AWS_ACCESS_KEY_ID = this.minio.credentials.accessKeyId;
+    process.env.AWS_SECRET_ACCESS_KEY = this.minio.credentials.secretAccessKey;
+    this.srv = kubeServer({ SVC_S3_BUCKET: this.bucket, SVC_S3_ENDPOINT: this.minio.endpoint, ...this.env });
+    await this.srv.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.srv?.stop();
+    this.client?.destroy();
+    await this.minio?.stop();
+    for (const [k, v] of [['AWS_ACCESS_KEY_ID', this.saved.id], ['AWS_SECRET_ACCESS_KEY', this.saved.key]] as const) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
 }

@@ -12,48 +12,31 @@
  *   the operator refuses the step before any Pod exists.
  */
 import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import { eventually } from '../helpers/server.js';
-import { describeMinio, startMinio, type MinioServer } from '../helpers/minio.js';
+import { eventually, type TestServer } from '../helpers/server.js';
+import { describeMinio } from '../helpers/minio.js';
 import { kubectl } from '../testbed/helpers.js';
 import { describeCluster } from './env.js';
-import { finished, kubeServer, podsOf, start } from './servers.js';
+import { BucketServer, finished, podsOf, start } from './servers.js';
 
 const BUCKET = 'svc-isolation';
 const PROBE = new URL('./fixtures/step-probe.mjs', import.meta.url).pathname;
 const NOT_GIVEN = 'not-given-value-7f3a';
 
 describeCluster('what a step Pod can reach', () => describeMinio('with step logs in a bucket', () => {
-  let minio: MinioServer;
+  // The operator (this process) signs grants with the bucket's credentials; steps must never see them.
+  const bucket = new BucketServer(BUCKET, { SVC_POD_RETENTION: 'none', SVC_PROTECTED_SECRETS: 'svc-auth,svc-s3', SVC_PROTECTED_SERVICE_ACCOUNTS: 'svc-operator,svc-api' });
   let client: S3Client;
-  let srv: ReturnType<typeof kubeServer>;
+  let srv: TestServer;
   let ns = '';
-  const saved = { id: process.env.AWS_ACCESS_KEY_ID, key: process.env.AWS_SECRET_ACCESS_KEY };
 
   beforeAll(async () => {
-    minio = await startMinio();
-    await minio.createBucket(BUCKET);
-    client = minio.client();
-    // The operator (this process) signs grants with these; steps must never see them.
-    process.env.AWS_ACCESS_KEY_ID = minio.credentials.accessKeyId;
-    process.env.AWS_SECRET_ACCESS_KEY = minio.credentials.secretAccessKey;
-    srv = kubeServer({
-      SVC_S3_BUCKET: BUCKET, SVC_S3_ENDPOINT: minio.endpoint, SVC_POD_RETENTION: 'none',
-      SVC_PROTECTED_SECRETS: 'svc-auth,svc-s3', SVC_PROTECTED_SERVICE_ACCOUNTS: 'svc-operator,svc-api',
-    });
-    await srv.start();
+    await bucket.start();
+    ({ client, srv } = bucket);
     ns = srv.server.namespace!;
     const secret = await kubectl(['create', 'secret', 'generic', 'not-given', '-n', ns, `--from-literal=value=${NOT_GIVEN}`]);
     if (secret.code !== 0) throw new Error(`creating the Secret failed: ${secret.stderr}`);
   }, 60_000);
-  afterAll(async () => {
-    await srv?.stop();
-    client?.destroy();
-    await minio?.stop();
-    process.env.AWS_ACCESS_KEY_ID = saved.id;
-    process.env.AWS_SECRET_ACCESS_KEY = saved.key;
-    if (saved.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
-    if (saved.key === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
-  });
+  afterAll(() => bucket.stop());
 
   const keys = async (prefix: string): Promise<string[]> =>
     ((await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!);
@@ -90,7 +73,7 @@ describeCluster('what a step Pod can reach', () => describeMinio('with step logs
     // No token: the real API server answers an anonymous request 401 (anonymous auth off) or 403 (RBAC).
     for (const [what, code] of Object.entries(probe.api)) expect([what, [401, 403].includes(code as number)]).toEqual([what, true]);
     const environment = JSON.stringify(probe.environment);
-    for (const secret of [NOT_GIVEN, minio.credentials.secretAccessKey, minio.credentials.accessKeyId]) expect(environment).not.toContain(secret);
+    for (const secret of [NOT_GIVEN, bucket.minio.credentials.secretAccessKey, bucket.minio.credentials.accessKeyId]) expect(environment).not.toContain(secret);
     expect(Object.keys(probe.environment).filter((k) => k.startsWith('AWS_') || k === 'SVC_UPLOAD')).toEqual([]);
     // Its own grant works (204) where it may write, and nowhere else; reading and listing need credentials.
     expect(probe.grant).toBe(true);

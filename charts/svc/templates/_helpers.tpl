@@ -42,6 +42,23 @@ app.kubernetes.io/component: {{ .component }}
 {{- join "," $names -}}
 {{- end -}}
 
+{{/*
+The namespaces the operator watches besides the release namespace, as SVC_WATCH_NAMESPACES spells them:
+"all", names joined by commas, or "" (the release namespace only).
+*/}}
+{{- define "svc.watchNamespaces" -}}
+{{- $w := .Values.watch.namespaces -}}
+{{- if kindIs "slice" $w }}{{ join "," $w }}{{ else }}{{ $w | default "" }}{{ end -}}
+{{- end -}}
+
+{{/* The watched namespaces other than the release namespace, as a list (empty with "all" or none). */}}
+{{- define "svc.watchedList" -}}
+{{- $w := .Values.watch.namespaces -}}
+{{- $list := ternary $w (list) (kindIs "slice" $w) -}}
+{{- if and (kindIs "string" $w) (ne $w "") (ne $w "all") }}{{ $list = splitList "," $w }}{{ end -}}
+{{- without $list .Release.Namespace | toJson -}}
+{{- end -}}
+
 {{/* Environment both svc processes share. */}}
 {{- define "svc.commonEnv" -}}
 - name: SVC_NAMESPACE

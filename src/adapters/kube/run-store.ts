@@ -107,6 +107,15 @@ export class KubeRunStore implements RunStore {
     });
   }
 
+  /**
+   * The kubectl run requests the cache holds unanswered: those made before subscribe() (while no operator
+   * ran, or before it watched their namespace), whose creation no listener saw.
+   */
+  async pendingRequests(): Promise<RunRequest[]> {
+    const all = (await this.cache?.objects()) ?? [];
+    return all.map(runRequestOf).filter((r): r is RunRequest => r !== undefined);
+  }
+
   private async endOrDelete(name: string, fn: (e: RunChange) => void, cameBack: () => boolean): Promise<void> {
     const o = await this.runs.get(name).catch(() => undefined);
     if (cameBack()) return;
