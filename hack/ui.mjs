@@ -45,7 +45,8 @@ export function config(mode) {
     server: {
       host: '127.0.0.1',
       port: 5173,
-      proxy: { '/api': { target: process.env.SVC_API_URL ?? 'http://127.0.0.1:8080', changeOrigin: false } },
+      // ws: the web terminal's WebSocket; the Origin stays the dev server's, which is the Host it sees.
+      proxy: { '/api': { target: process.env.SVC_API_URL ?? 'http://127.0.0.1:8080', changeOrigin: false, ws: true } },
     },
   };
 }

@@ -8,6 +8,7 @@ import { LoginRoute } from './auth/oidc-return';
 import { useSession } from './auth/session';
 import { Layout } from './components/layout';
 import { LazyApiKeysPage, LazyUsersPage, LazyWebhooksPage } from './components/lazy-admin';
+import { LazyTerminalPage } from './components/lazy-terminal';
 import { DagPage } from './pages/dag-page';
 import { DashboardPage } from './pages/dashboard-page';
 import { DagsPage } from './pages/dags-page';
@@ -37,6 +38,7 @@ export function App() {
         <Route path="admin/users" element={<LazyUsersPage />} />
         <Route path="admin/api-keys" element={<LazyApiKeysPage />} />
         <Route path="admin/webhooks" element={<LazyWebhooksPage />} />
+        <Route path="terminal" element={<LazyTerminalPage />} />
         <Route path="*" element={<NotFound />} />
       </Route>
     </Routes>

@@ -9,7 +9,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { describeWith } from '../helpers/needs.js';
 import { TestServer } from '../helpers/server.js';
-import { chromiumMissing, context, ensureUiBuilt, launch, shot } from './browser.js';
+import { chromiumMissing, context, ensureUiBuilt, launch, logIn, shot } from './browser.js';
 
 const PASSWORD = 'ui-admin-password';
 
@@ -37,10 +37,7 @@ describeWith('chromium', chromiumMissing, 'the admin pages of the web UI', () =>
     const p = await ctx.newPage();
     p.on('pageerror', (e) => { throw e; });
     await p.goto(`${t.url}${path}`);
-    await p.getByLabel('Username').fill(username);
-    await p.getByLabel('Password').fill(password);
-    await p.getByRole('button', { name: 'Log in' }).click();
-    await p.getByText(`${username} · `).waitFor();
+    await logIn(p, username, password);
     return p;
   }
 

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 const UI_SRC = join(ROOT, 'src/ui');
@@ -56,4 +56,12 @@ export async function context(browser: Browser, colorScheme: 'light' | 'dark' = 
 export function shot(name: string): string {
   mkdirSync(SHOTS_DIR, { recursive: true });
   return join(SHOTS_DIR, `${name}.png`);
+}
+
+/** Logs in on the login page the app shows, and waits until the sidebar names the user. */
+export async function logIn(p: Page, username: string, password: string): Promise<void> {
+  await p.getByLabel('Username').fill(username);
+  await p.getByLabel('Password').fill(password);
+  await p.getByRole('button', { name: 'Log in' }).click();
+  await p.getByText(`${username} · `).waitFor();
 }

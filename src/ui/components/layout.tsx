@@ -2,6 +2,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { NavLink, Outlet } from 'react-router';
 import { session, useCan, useSession } from '../auth/session';
+import { TerminalNavLink } from './terminal-link';
 
 export function Layout() {
   const { user } = useSession();
@@ -30,6 +31,7 @@ export function Layout() {
               <li><NavLink to="/admin/users">Users</NavLink></li>
               <li><NavLink to="/admin/api-keys">API keys</NavLink></li>
               <li><NavLink to="/admin/webhooks">Webhooks</NavLink></li>
+              <TerminalNavLink />
             </ul>
           </div>
         ) : null}
