@@ -18,7 +18,7 @@ import { cluster, describeCluster, kubectl } from '../testbed/helpers.js';
 import { freePort, startAgent, stopAgent, type AgentInfo } from '../testbed/lib/testbed.js';
 import { applyCrds } from './env.js';
 import { describeMinio, startMinio, type MinioServer } from '../helpers/minio.js';
-import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const RELEASE = 'svc';
@@ -212,6 +212,23 @@ describeTools('helm install of charts/svc', ['helm'], () => describeCluster('on 
       expect(outputs.seen).toBe('no-credentials');
     }, 120_000);
 
+    test('a step may not mount svc\'s own Secrets or its data claim, nor run as its ServiceAccounts', async () => {
+      const tries = { claim: '{volumes: [{name: v, persistentVolumeClaim: {claimName: svc-data}}]}', tls: '{volumes: [{name: v, secret: {secretName: svc-webhook-tls}}]}', account: '{serviceAccountName: svc-operator}' };
+      const dag = ['type: graph', 'steps:', ...Object.entries(tries).flatMap(([name, k]) => [`  - name: ${name}`, '    command: "true"', `    kubernetes: ${k}`])].join('\n');
+      expect((await fetch(`${release.api}/dags`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'grab', spec: dag }) })).status).toBe(201);
+      const { dagRunId } = (await (await fetch(`${release.api}/dags/grab/start`, { method: 'POST' })).json()) as { dagRunId: string };
+      const run = await eventually(async () => {
+        const r = ((await (await fetch(`${release.api}/dag-runs/grab/${dagRunId}`)).json()) as Obj).dagRun;
+        return r && [2, 3, 4, 6].includes(r.status) ? r : undefined;
+      }, 'the grab run to finish', 60_000);
+      const errors = Object.fromEntries(run.nodes.map((n: Obj) => [n.step.name, n.error]));
+      expect(errors).toEqual({
+        claim: expect.stringContaining('mounts the claim svc-data'), tls: expect.stringContaining('mounts the Secret svc-webhook-tls, which is svc\'s own'),
+        account: expect.stringContaining('svc-operator is svc\'s own ServiceAccount'),
+      });
+      expect((await json(['get', 'pods', '-n', ns, '-l', 'svc.io/dag=grab'])).items).toEqual([]);
+    }, 90_000);
+
     test('each ServiceAccount can do what it needs and is refused the rest', async () => {
       // resource#subresource, or resource/name.
       const can = async (who: string, verb: string, resource: string, namespace = ns): Promise<string> => {
@@ -239,7 +256,7 @@ describeTools('helm install of charts/svc', ['helm'], () => describeCluster('on 
 
     test('helm uninstall leaves no svc object behind but the CRDs and what users made with them', async () => {
       await release.uninstall();
-      expect((await json(['get', 'dags', '-n', ns])).items.map((d: Obj) => d.metadata.name).sort()).toEqual(['hello', 'probe']);
+      expect((await json(['get', 'dags', '-n', ns])).items.map((d: Obj) => d.metadata.name).sort()).toEqual(['grab', 'hello', 'probe']);
     }, 120_000);
   });
 
@@ -248,6 +265,7 @@ describeTools('helm install of charts/svc', ['helm'], () => describeCluster('on 
     const ns = release.ns;
     let minio: MinioServer;
     let client: S3Client;
+    const team = `team-${randomBytes(3).toString('hex')}`;
     beforeAll(async () => {
       minio = await startMinio();
       await minio.createBucket('svc-logs');
@@ -256,24 +274,75 @@ describeTools('helm install of charts/svc', ['helm'], () => describeCluster('on 
       const secret = await kubectl(['create', 'secret', 'generic', 'svc-s3', '-n', ns, `--from-literal=AWS_ACCESS_KEY_ID=${minio.credentials.accessKeyId}`, `--from-literal=AWS_SECRET_ACCESS_KEY=${minio.credentials.secretAccessKey}`]);
       expect(secret.code).toBe(0);
       release.keep.push('Secret/svc-s3');
-      await release.install(address, { logStore: { type: 's3', s3: { bucket: 'svc-logs', endpoint: minio.endpoint, prefix: 'cluster', credentialsSecret: 'svc-s3' } } });
+      // Cluster-wide, narrowed to namespaces labelled for this release: the other tests' stay theirs.
+      await release.install(address, {
+        logStore: { type: 's3', s3: { bucket: 'svc-logs', endpoint: minio.endpoint, prefix: 'cluster', credentialsSecret: 'svc-s3' } },
+        watch: { namespaces: 'all', namespaceSelector: `svc-install=${ns}` },
+      });
     }, 120_000);
     afterAll(async () => {
+      await kubectl(['delete', 'namespace', team, '--ignore-not-found', '--wait=false']);
       await release.cleanUp();
       client?.destroy();
       await minio?.stop();
     }, 60_000);
 
-    test('no claim; a run\'s logs and outputs go to the bucket and are read from there; uninstall leaves nothing', async () => {
+    const keysUnder = async (prefix: string): Promise<string[]> => ((await client.send(new ListObjectsV2Command({ Bucket: 'svc-logs', Prefix: prefix }))).Contents ?? []).map((o) => o.Key!);
+
+    test('no claim; a run\'s logs and outputs go to the bucket and are read from there', async () => {
       expect((await json(['get', 'pvc', '-n', ns])).items).toEqual([]);
       await release.up();
       const id = await release.runHello();
       const outputs = ((await (await fetch(`${release.api}/dag-runs/hello/${id}/outputs`)).json()) as Obj).outputs;
       expect(outputs).toMatchObject({ message: 'hello cluster', loudMessage: 'HELLO CLUSTER' });
-      const keys = ((await client.send(new ListObjectsV2Command({ Bucket: 'svc-logs', Prefix: 'cluster/runs/' }))).Contents ?? []).map((o) => o.Key!);
+      const keys = await keysUnder('cluster/runs/');
       expect(keys.filter((k) => /\/logs\/[^/]+\.out\//.test(k)).length).toBeGreaterThanOrEqual(2);
       expect(keys.some((k) => k.endsWith('/outputs.json'))).toBe(true);
-      await release.uninstall();
     }, 240_000);
+
+    test('cluster-wide: a Dag and a DagRun applied in a labelled namespace run there, as the operator\'s ClusterRole allows', async () => {
+      expect((await kubectl(['create', 'namespace', team])).code).toBe(0);
+      expect((await kubectl(['label', 'namespace', team, `svc-install=${ns}`])).code).toBe(0);
+      const dag = { apiVersion: 'svc.io/v1alpha1', kind: 'Dag', metadata: { name: 'hello' }, spec: { steps: [{ name: 'wait', command: 'sh -c "sleep 3; echo from-team"', output: 'SAID' }] } };
+      const request = { apiVersion: 'svc.io/v1alpha1', kind: 'DagRun', metadata: { name: 'first' }, spec: { dag: 'hello' } };
+      const applied = await kubectl(['apply', '-n', team, '-f', '-'], { input: `${stringify(dag)}---\n${stringify(request)}` });
+      expect([applied.code, applied.stderr]).toEqual([0, '']);
+      const pod = await eventually(async () => (await json(['get', 'pods', '-n', team, '-l', 'svc.io/component=step'])).items[0], 'the step Pod in the team namespace', 60_000)
+        .catch(async (e: Error) => { throw new Error(`${e.message}\n${await release.diagnose()}`); });
+      expect([pod.spec.serviceAccountName, pod.spec.automountServiceAccountToken]).toEqual(['default', false]);
+      const answered = await eventually(async () => (await json(['get', 'dagrun', 'first', '-n', team])).status?.startedRun, 'the request to be answered', 30_000);
+      const run = await eventually(async () => {
+        const o = await json(['get', 'dagrun', answered, '-n', team]);
+        return ['succeeded', 'failed', 'aborted'].includes(o.status?.phase) ? o : undefined;
+      }, 'the team\'s run to end', 60_000);
+      expect(run.status.phase).toBe('succeeded');
+      // Its log, in the bucket under the namespace's own prefix.
+      const chunk = (await keysUnder(`cluster/namespaces/${team}/runs/`)).find((k) => /\/logs\/[^/]+\.out\//.test(k));
+      const text = await (await client.send(new GetObjectCommand({ Bucket: 'svc-logs', Key: chunk }))).Body?.transformToString();
+      expect(text).toBe('from-team\n');
+
+      const can = async (who: string, verb: string, resource: string, where: string[]): Promise<string> => {
+        const [res, sub] = resource.split('#');
+        const r = await kubectl(['auth', 'can-i', verb, res!, ...(sub ? [`--subresource=${sub}`] : []), ...where, `--as=system:serviceaccount:${ns}:svc-${who}`]);
+        return `${who} ${verb} ${resource} ${where.join(' ')}: ${r.stdout.trim()}`;
+      };
+      const inTeam = ['-n', team];
+      const allowed: [string, string, string, string[]][] = [
+        ['operator', 'watch', 'dagruns.svc.io', inTeam], ['operator', 'update', 'dagruns.svc.io#status', inTeam], ['operator', 'list', 'dags.svc.io', inTeam],
+        ['operator', 'create', 'pods', inTeam], ['operator', 'delete', 'pods', ['-n', 'default']], ['operator', 'create', 'secrets', inTeam], ['operator', 'list', 'namespaces', []],
+      ];
+      const refused: [string, string, string, string[]][] = [
+        ['operator', 'get', 'secrets', inTeam], ['operator', 'list', 'secrets', inTeam], ['operator', 'create', 'dags.svc.io', inTeam], ['operator', 'create', 'pods#exec', inTeam],
+        ['operator', 'update', 'leases.coordination.k8s.io/svc-operator', inTeam], ['operator', 'create', 'deployments.apps', inTeam], ['operator', 'get', 'namespaces', []],
+        ['api', 'list', 'dags.svc.io', inTeam], ['api', 'create', 'dagruns.svc.io', inTeam], ['steps', 'get', 'dagruns.svc.io', inTeam], ['steps', 'list', 'pods', inTeam],
+      ];
+      const answers = await Promise.all([...allowed, ...refused].map(([w, v, r, n]) => can(w, v, r, n)));
+      expect(answers).toEqual([...allowed.map(([w, v, r, n]) => `${w} ${v} ${r} ${n.join(' ')}: yes`), ...refused.map(([w, v, r, n]) => `${w} ${v} ${r} ${n.join(' ')}: no`)]);
+    }, 180_000);
+
+    test('helm uninstall leaves nothing of the release, its ClusterRole and ClusterRoleBinding included', async () => {
+      await release.uninstall();
+      expect((await json(['get', 'clusterroles,clusterrolebindings', '-l', `app.kubernetes.io/instance=${RELEASE}`])).items.filter((o: Obj) => o.metadata.name.includes(ns))).toEqual([]);
+    }, 120_000);
   });
 }, { testbedOnly: true }));
