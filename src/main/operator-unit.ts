@@ -110,6 +110,21 @@ function launchers(sh: OperatorShared, namespace: string, store: KubeRunStore, p
   return { shell, agent };
 }
 
+/**
+ * The step Pod watch's first list, retried with backoff: a listed namespace may not exist yet, or not have
+ * the operator's RoleBinding yet. Its runs wait meanwhile (their DagRun watch retries by itself).
+ */
+async function startWatching(pods: PodWatch, stopped: () => boolean, warn: (e: unknown) => void): Promise<void> {
+  for (let ms = 1000; !stopped(); ms = Math.min(ms * 2, 30_000)) {
+    try {
+      return await pods.start();
+    } catch (e) {
+      warn(e);
+      await new Promise((r) => setTimeout(r, ms));
+    }
+  }
+}
+
 export function startUnit(sh: OperatorShared, namespace: string): NamespaceUnit {
   const { kc, config, oc, log, warn, identity } = sh;
   // Only unfinished runs in memory: a run leaves the cache when it ends (memory follows active runs).
@@ -139,6 +154,8 @@ export function startUnit(sh: OperatorShared, namespace: string): NamespaceUnit 
   });
   const requests = new RunRequests({ dags: engine.dags, launcher, log, answer: (r, a) => store.answerRequest(r, a, new Date(clock.now())) });
   let unsubscribe = (): void => undefined;
+  let stopping = false;
+  const stopped = (): boolean => stopping;
 
   const onChange = (c: RunChange): void => {
     if (c.type === 'request') return requests.handle(c.request);
@@ -157,7 +174,7 @@ export function startUnit(sh: OperatorShared, namespace: string): NamespaceUnit 
   return {
     namespace,
     async begin() {
-      await pods.start();
+      await startWatching(pods, stopped, warn(`The step Pod watch of namespace ${namespace} could not start; retrying`));
       await store.whenSynced();
       unsubscribe = store.subscribe(onChange);
       for (const r of await store.pendingRequests()) requests.handle(r);
@@ -168,6 +185,7 @@ export function startUnit(sh: OperatorShared, namespace: string): NamespaceUnit 
     },
     stats: { driving: () => launcher.driving, waiting: () => launcher.waitingToDrive, stepPods: () => pods.size() },
     async stop(graceMs) {
+      stopping = true;
       scheduler.stop();
       queues.stop();
       unsubscribe();

@@ -62,13 +62,15 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
   let leads = false;
   let closed = false;
 
+  /** Another namespace's unit starts on its own: one that cannot yet (not there, no rights) holds up no other. */
+  const begin = (unit: NamespaceUnit): void => void unit.begin().catch(warn(`Failed to start driving the runs of namespace ${unit.namespace}`));
   /** Drives the runs of `ns` from now on (at once when this replica leads, else once it does). */
   const serve = (ns: string): void => {
     if (closed || units.has(ns)) return;
     const unit = startUnit(shared, ns);
     units.set(ns, unit);
     if (ns !== namespace) log.info('Watching namespace', { namespace: ns });
-    if (leads) unit.begin().catch(warn(`Failed to start driving the runs of namespace ${ns}`));
+    if (leads) begin(unit);
   };
   serve(namespace);
   for (const ns of Array.isArray(oc.watchNamespaces) ? oc.watchNamespaces : []) serve(ns);
@@ -86,8 +88,9 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
     log.info('Leading', { namespace, identity, ...(oc.watchNamespaces ? { watching: oc.watchNamespaces === 'all' ? 'all' : oc.watchNamespaces.join(',') } : {}) });
     leads = true;
     shared.nodes.start();
-    await Promise.all([...units.values()].map((u) => u.begin()));
-    await discovery?.start();
+    for (const u of units.values()) if (u.namespace !== namespace) begin(u);
+    await units.get(namespace)!.begin();
+    discovery?.start();
   })();
   leading.catch(warn('Failed to start leading'));
 

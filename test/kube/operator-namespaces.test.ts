@@ -75,13 +75,22 @@ describeCluster('an operator watching every namespace (SVC_WATCH_NAMESPACES=all)
 describeCluster('an operator watching a list of namespaces', () => {
   let listed = '';
   let unlisted = '';
+  const later = `later-${randomBytes(3).toString('hex')}`;
   let srv: ReturnType<typeof kubeServer>;
   beforeAll(async () => {
     [listed, unlisted] = [await labelled('listed', []), await labelled('unlisted', [])];
-    srv = kubeServer({ SVC_WATCH_NAMESPACES: listed });
+    srv = kubeServer({ SVC_WATCH_NAMESPACES: `${listed},${later}` });
     await srv.start();
   });
   afterAll(() => srv.stop());
+
+  test('a listed namespace made after the operator started is served once it exists', async () => {
+    expect((await kubectl(['create', 'namespace', later])).code).toBe(0);
+    made.push(later);
+    await eventually(async () => (await kubectl(['get', 'serviceaccount', 'default', '-n', later])).code === 0, `${later}'s default ServiceAccount`, 30_000);
+    await applyRun(later);
+    expect(runStatusLabel((await ended(later)).status.run.status)).toBe('succeeded');
+  }, 120_000);
 
   test('runs in a listed namespace, and in its own; not in another', async () => {
     await Promise.all([applyRun(listed), applyRun(unlisted)]);

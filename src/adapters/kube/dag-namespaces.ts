@@ -34,9 +34,9 @@ export class DagNamespaces {
     this.informer.on('error', (e) => this.failed(e));
   }
 
-  async start(): Promise<void> {
-    await this.informer.start();
-    this.backoffMs = 0;
+  /** Starts the watch; a failure (no rights yet, the API away) is reported and retried with backoff. */
+  start(): void {
+    this.informer.start().then(() => { this.backoffMs = 0; }, (e: unknown) => this.failed(e));
   }
 
   async close(): Promise<void> {
@@ -69,7 +69,7 @@ export class DagNamespaces {
     this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs ? this.backoffMs * 2 : 500);
     clearTimeout(this.restartTimer);
     this.restartTimer = setTimeout(() => {
-      if (!this.closed) this.start().catch((err: unknown) => this.failed(err));
+      if (!this.closed) this.start();
     }, this.backoffMs);
   }
 }
