@@ -18,7 +18,16 @@ export interface SessionDeps {
   env: Record<string, string>;
   warn(msg: string, f?: Record<string, unknown>): void;
   now?: () => number;
+  /** How often an open socket is pinged (default HEARTBEAT_MS). */
+  heartbeatMs?: number;
 }
+
+/**
+ * Proxies close a WebSocket that carries nothing for a minute (nginx's default), and a client that vanished
+ * (a laptop closed) sends no close: a ping this often keeps the first open and finds the second, whose
+ * socket is dropped, and its shell killed, when a ping goes unanswered until the next.
+ */
+export const HEARTBEAT_MS = 25_000;
 
 export interface SessionOwner {
   actor: string;
@@ -66,6 +75,7 @@ export class TerminalSessions {
       void this.audit(owner, 'terminal.end', 'success', { pid: term.pid, durationMs: this.now() - started, ...(code === null ? { killed: true } : { exitCode: code }) });
     });
     ws.on('close', () => term.kill());
+    this.heartbeat(ws);
     // The socket may have closed while the shell started: no 'close' event comes then.
     if (ws.readyState !== ws.OPEN) term.kill();
   }
@@ -87,6 +97,17 @@ export class TerminalSessions {
       term.kill();
       ws.close(1001, 'the server is stopping');
     }
+  }
+
+  private heartbeat(ws: WebSocket): void {
+    let answered = true;
+    ws.on('pong', () => { answered = true; });
+    const timer = setInterval(() => {
+      if (!answered) return void ws.terminate();
+      answered = false;
+      ws.ping();
+    }, this.d.heartbeatMs ?? HEARTBEAT_MS);
+    ws.once('close', () => clearInterval(timer));
   }
 
   private control(ws: WebSocket, term: TerminalProcess, text: string): void {
