@@ -6,7 +6,6 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { eventually } from '../helpers/server.js';
 import { describeMinio } from '../helpers/minio.js';
 import type { TestServer } from '../helpers/server.js';
@@ -18,19 +17,17 @@ const BUCKET = 'svc-step-logs';
 
 describeCluster('the operator with step logs in a bucket', () => describeMinio('on MinIO', () => {
   const bucket = new BucketServer(BUCKET, { SVC_S3_PREFIX: 'team-a' });
-  let client: S3Client;
   let srv: TestServer;
   let ns = '';
 
   beforeAll(async () => {
     await bucket.start();
-    ({ client, srv } = bucket);
+    srv = bucket.srv;
     ns = srv.server.namespace!;
   }, 60_000);
   afterAll(() => bucket.stop());
 
-  const keys = async (prefix: string): Promise<string[]> =>
-    ((await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!);
+  const keys = (prefix: string) => bucket.keys(prefix);
   const log = async (dag: string, id: string, step: string, stream: string) => (await srv.get(`/dag-runs/${dag}/${id}/steps/${step}/log?stream=${stream}`)).body.content;
 
   test('logs apart, outputs, retries and a merged log all reach the bucket; nothing is on the data directory', async () => {

@@ -2,7 +2,7 @@
  * A TestServer on the kubernetes backend (what the api-kube project sets for every server), with its
  * operator unless `SVC_TEST_OPERATOR: 'off'`; and what the operator's tests do with it.
  */
-import type { S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { eventually, TestServer } from '../helpers/server.js';
 import { startMinio, type MinioServer } from '../helpers/minio.js';
 import { kubectl } from '../testbed/helpers.js';
@@ -61,6 +61,11 @@ export class BucketServer {
     process.env.AWS_SECRET_ACCESS_KEY = this.minio.credentials.secretAccessKey;
     this.srv = kubeServer({ SVC_S3_BUCKET: this.bucket, SVC_S3_ENDPOINT: this.minio.endpoint, ...this.env });
     await this.srv.start();
+  }
+
+  /** The keys of the bucket under `prefix`. */
+  async keys(prefix: string): Promise<string[]> {
+    return ((await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!);
   }
 
   async stop(): Promise<void> {

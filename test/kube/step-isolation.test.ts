@@ -11,8 +11,7 @@
  * - its `kubernetes` block naming svc's own Secrets, another execution's Secret or svc's ServiceAccount:
  *   the operator refuses the step before any Pod exists.
  */
-import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import { eventually, type TestServer } from '../helpers/server.js';
+import { eventually } from '../helpers/server.js';
 import { describeMinio } from '../helpers/minio.js';
 import { kubectl } from '../testbed/helpers.js';
 import { describeCluster } from './env.js';
@@ -25,24 +24,18 @@ const NOT_GIVEN = 'not-given-value-7f3a';
 describeCluster('what a step Pod can reach', () => describeMinio('with step logs in a bucket', () => {
   // The operator (this process) signs grants with the bucket's credentials; steps must never see them.
   const bucket = new BucketServer(BUCKET, { SVC_POD_RETENTION: 'none', SVC_PROTECTED_SECRETS: 'svc-auth,svc-s3', SVC_PROTECTED_SERVICE_ACCOUNTS: 'svc-operator,svc-api' });
-  let client: S3Client;
-  let srv: TestServer;
-  let ns = '';
-
   beforeAll(async () => {
     await bucket.start();
-    ({ client, srv } = bucket);
-    ns = srv.server.namespace!;
-    const secret = await kubectl(['create', 'secret', 'generic', 'not-given', '-n', ns, `--from-literal=value=${NOT_GIVEN}`]);
+    const secret = await kubectl(['create', 'secret', 'generic', 'not-given', '-n', bucket.srv.server.namespace!, `--from-literal=value=${NOT_GIVEN}`]);
     if (secret.code !== 0) throw new Error(`creating the Secret failed: ${secret.stderr}`);
   }, 60_000);
   afterAll(() => bucket.stop());
 
-  const keys = async (prefix: string): Promise<string[]> =>
-    ((await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!);
-  const log = async (dag: string, id: string, step: string) => (await srv.get(`/dag-runs/${dag}/${id}/steps/${step}/log?stream=stdout`)).body.content;
-
   test('another run\'s logs and Secret, the API and svc\'s own objects are all refused to a step', async () => {
+    const { srv } = bucket;
+    const ns = srv.server.namespace!;
+    const keys = (prefix: string) => bucket.keys(prefix);
+    const log = async (dag: string, id: string, step: string) => (await srv.get(`/dag-runs/${dag}/${id}/steps/${step}/log?stream=stdout`)).body.content;
     srv.dag('victim', ['steps:', '  - name: work', '    command: sh -c \'echo victim-log; sleep 15\''].join('\n'));
     const victimId = await start(srv, 'victim');
     // The victim's step runs: its Pod, its execution Secret (the Pod's name) and its first log chunk exist.
