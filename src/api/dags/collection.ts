@@ -6,7 +6,8 @@ import type { DagEntry } from '../../engine/services/api.js';
 import { MAX_QUERY_LENGTH } from '../../engine/services/dag-service.js';
 import type { DagsRouterDeps } from './deps.js';
 import { body, queryInt, queryList, queryString } from '../input.js';
-import { dagDetailView, dagListItem, dagListView, nextRun } from './views.js';
+import { NextRuns } from './next-runs.js';
+import { dagDetailView, dagListItem, dagListView } from './views.js';
 
 export const DEFAULT_PER_PAGE = 50;
 export const MAX_PER_PAGE = 1000;
@@ -35,6 +36,7 @@ function pagination(total: number, page: number, perPage: number) {
 
 export function collectionRouter(deps: DagsRouterDeps): Router {
   const r = Router();
+  const nextRuns = new NextRuns(deps.tz);
 
   r.get('/dags', async (req, res) => {
     const page = queryInt(req, 'page', 1, 1, MAX_PAGE);
@@ -46,7 +48,7 @@ export function collectionRouter(deps: DagsRouterDeps): Router {
     const shown = matched.slice((page - 1) * perPage, page * perPage);
     const latest = await Promise.all(shown.map((e) => deps.history.latest(e.loaded.definition.name)));
     const now = deps.clock.now();
-    res.json({ dags: shown.map((e, i) => dagListItem(deps.logs, e, latest[i], nextRun(e, now, deps.tz))), errors, pagination: pagination(matched.length, page, perPage) });
+    res.json({ dags: shown.map((e, i) => dagListItem(deps.logs, e, latest[i], nextRuns.of(e, now))), errors, pagination: pagination(matched.length, page, perPage) });
   });
 
   r.get('/dags/search', async (req, res) => {

@@ -1,6 +1,5 @@
 /** DAG records of SPEC 2.8 (list item, detail) built from catalog entries. */
 import type { DagDefinition, ParamDef } from '../../core/spec/types.js';
-import { nextTick } from '../../core/spec/schedule.js';
 import { formatTag } from '../../core/spec/tags.js';
 import type { DagRunResource } from '../../core/resources.js';
 import type { DagEntry } from '../../engine/services/api.js';
@@ -59,17 +58,7 @@ export function noRunSummary(dagName: string): RunSummary {
 export const latestSummary = (logs: LogLocator, dagName: string, run: DagRunResource | undefined): RunSummary =>
   run ? runSummary(logs, run) : noRunSummary(dagName);
 
-/**
- * When the scheduler will next start the DAG (RFC 3339), beyond SPEC 2.8 for the UI's list; "" when it will
- * not (no start schedule, suspended, or invalid: the scheduler skips those), as SPEC 2.1 writes a time to come.
- */
-export function nextRun(e: DagEntry, now: number, tz: string | undefined): string {
-  const start = e.loaded.definition.schedule?.start ?? [];
-  if (e.suspended || e.loaded.errors.length > 0) return '';
-  const t = nextTick(start, now, tz);
-  return t === undefined ? '' : new Date(t).toISOString();
-}
-
+/** `next`: the DAG's nextRun (NextRuns). */
 export function dagListItem(logs: LogLocator, e: DagEntry, latest: DagRunResource | undefined, next: string) {
   const def = e.loaded.definition;
   return {
