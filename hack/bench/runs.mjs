@@ -19,11 +19,10 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { randomUUID } from 'node:crypto';
 import { freePort, http, sleep } from './api-servers.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const T0 = Date.parse('2026-01-01T00:00:00Z');
+import { generate, T0 } from './seed-runs.mjs';
 
 function parseArgs(argv) {
   const o = { runs: [100_000, 3000], dags: 1000, requests: 50, loadSeconds: 10, svc: ROOT, alt: undefined, altRequests: 3, writes: 300, out: undefined, keep: false };
@@ -50,31 +49,6 @@ const pct = (xs, p) => {
 
 // ------------------------------------------------------------------------------------------- the data
 /** Runs written as LocalRunStore writes them (spec.json, status.json), without going through it. */
-async function generate(root, dataDir, n, dags) {
-  const { makeRun } = await import(pathToFileURL(join(root, 'dist/adapters/store/conformance.js')).href);
-  const t = performance.now();
-  const made = new Set();
-  for (let i = 0; i < n; i++) {
-    const sub = i % 20 === 19;
-    const dagName = sub ? 'sub' : `dag-${String(i % dags).padStart(4, '0')}`;
-    const dagRunId = `r${String(i).padStart(7, '0')}`;
-    const created = new Date(T0 + i * 1000).toISOString();
-    const run = makeRun({ dagName, dagRunId, creationTimestamp: created, ...(sub ? { parent: { name: 'dag-0000', dagRunId: `r${String(i - 1).padStart(7, '0')}` } } : {}) });
-    run.spec.definition.tags = [{ key: 'team', value: `t${i % 10}` }, { key: 'bench' }];
-    const at = (s) => new Date(T0 + i * 1000 + s * 1000).toISOString();
-    const status = i % 50 === 7 ? 2 : 4;
-    run.status.run = { ...run.status.run, status, stage: 'done', startedAt: at(1), finishedAt: at(2), nodes: run.status.run.nodes.map((nd) => ({ ...nd, status, startedAt: at(1), finishedAt: at(2), attempt: 1 })) };
-    const uid = randomUUID();
-    const { resourceVersion: _rv, ...meta } = run.metadata;
-    const dir = join(dataDir, 'runs', dagName);
-    if (!made.has(dagName)) { mkdirSync(dir, { recursive: true }); made.add(dagName); }
-    mkdirSync(join(dir, dagRunId));
-    writeFileSync(join(dir, dagRunId, 'status.json'), JSON.stringify({ resourceVersion: String((T0 + i * 1000) * 1000 + 3), uid, status: run.status }));
-    writeFileSync(join(dir, dagRunId, 'spec.json'), JSON.stringify({ apiVersion: run.apiVersion, kind: 'DagRun', metadata: { ...meta, uid, creationTimestamp: created }, spec: run.spec }));
-  }
-  return Math.round(performance.now() - t);
-}
-
 // --------------------------------------------------------------------------------------------- server
 async function startServer(root, dataDir, dagsDir) {
   const port = await freePort();
