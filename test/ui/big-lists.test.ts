@@ -11,7 +11,7 @@ import { RunStatus } from '../../src/core/run/status.js';
 import { describeWith } from '../helpers/needs.js';
 import { TestServer } from '../helpers/server.js';
 import { eventually } from '../helpers/wait.js';
-import { chromiumMissing, context, ensureUiBuilt, launch } from './browser.js';
+import { chromiumMissing, ensureUiBuilt, launch, newPage } from './browser.js';
 
 const DAGS = 1500;
 const RUNS = 1200;
@@ -48,11 +48,7 @@ describeWith('chromium', chromiumMissing, 'big lists and long logs in a browser'
     await t.stop();
   });
 
-  async function page(): Promise<Page> {
-    const p = await (await context(browser)).newPage();
-    p.on('pageerror', (e) => { throw e; });
-    return p;
-  }
+  const page = () => newPage(browser);
 
   const rowsIn = (p: Page, sel: string) => p.locator(sel).count();
 

@@ -52,6 +52,13 @@ export async function context(browser: Browser, colorScheme: 'light' | 'dark' = 
   return ctx;
 }
 
+/** A page in a fresh context whose uncaught errors fail the test. */
+export async function newPage(browser: Browser): Promise<Page> {
+  const p = await (await context(browser)).newPage();
+  p.on('pageerror', (e) => { throw e; });
+  return p;
+}
+
 /** The path of a screenshot of docs/ui (linked from docs/ui.md). */
 export function shot(name: string): string {
   mkdirSync(SHOTS_DIR, { recursive: true });

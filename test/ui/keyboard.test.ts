@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { describeWith } from '../helpers/needs.js';
 import { TestServer } from '../helpers/server.js';
 import { eventually } from '../helpers/wait.js';
-import { chromiumMissing, context, ensureUiBuilt, launch, ROOT } from './browser.js';
+import { chromiumMissing, ensureUiBuilt, launch, newPage, ROOT } from './browser.js';
 
 /** What a keyboard user can reach, as the browser decides (a tabindex of -1 is reachable by script only). */
 const INTERACTIVE = 'a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"]), [contenteditable="true"]';
@@ -95,8 +95,7 @@ describeWith('chromium', chromiumMissing, 'the UI with the keyboard', () => {
   });
 
   async function page(path: string, ready: string): Promise<Page> {
-    const p = await (await context(browser)).newPage();
-    p.on('pageerror', (e) => { throw e; });
+    const p = await newPage(browser);
     await p.goto(`${t.url}${path}`);
     await p.locator(ready).first().waitFor();
     return p;
