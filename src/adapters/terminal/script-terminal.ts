@@ -9,10 +9,10 @@
  * then sends SIGWINCH to the terminal's foreground process group, as on any resize.
  */
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readlinkSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { TerminalProcess, TerminalSize, TerminalSpawner, TerminalSpawnOptions } from '../../core/ports/terminal.js';
-import { killSession, signal } from './sessions.js';
+import { childrenOf, killSession, signal } from './sessions.js';
 
 const run = promisify(execFile);
 
@@ -63,7 +63,7 @@ async function shellOf(scriptPid: number): Promise<{ pid: number; tty: string }>
 
 function shellNow(scriptPid: number): { pid: number; tty: string } | undefined {
   try {
-    const pid = Number(readFileSync(`/proc/${scriptPid}/task/${scriptPid}/children`, 'utf8').trim().split(' ')[0]);
+    const pid = childrenOf(scriptPid)[0];
     if (!pid) return undefined;
     // Until script's child has put the terminal on its standard input, fd 0 is still the pipe.
     const tty = readlinkSync(`/proc/${pid}/fd/0`);

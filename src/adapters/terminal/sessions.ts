@@ -5,21 +5,31 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** The session id of a process (field 6 of /proc/<pid>/stat), undefined when it is gone. */
-function sessionOf(pid: number): number | undefined {
+interface Stat { ppid: number; session: number }
+
+/** Parent and session of a process (fields 4 and 6 of /proc/<pid>/stat), undefined when it is gone. */
+function statOf(pid: number): Stat | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces and parentheses: count fields after its closing one.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[3]);
+    return { ppid: Number(fields[1]), session: Number(fields[3]) };
   } catch {
     return undefined;
   }
 }
 
-export function processesInSession(sid: number): number[] {
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((pid) => sessionOf(pid) === sid);
+function processesWhere(match: (s: Stat) => boolean): number[] {
+  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((pid) => {
+    const s = statOf(pid);
+    return s !== undefined && match(s);
+  });
 }
+
+export const processesInSession = (sid: number): number[] => processesWhere((s) => s.session === sid);
+
+/** The children of a process (read from every process's parent: /proc/<pid>/task/<pid>/children is optional in kernels). */
+export const childrenOf = (pid: number): number[] => processesWhere((s) => s.ppid === pid);
 
 /** A signal to a process (a negative pid: its process group), if it is still there. */
 export const signal = (pid: number, sig: NodeJS.Signals): void => {
