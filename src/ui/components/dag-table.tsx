@@ -39,7 +39,7 @@ function DagRow({ item, onTag, props }: { item: DagListItem; onTag: (tag: string
         </ul>
       </td>
       <td>{item.dag.schedule.map((s) => <code key={s.expression} className="schedule">{s.expression}</code>)}</td>
-      <td className="next-run">{item.nextRun ? <time dateTime={item.nextRun}>{formatTime(item.nextRun)}</time> : <span className="muted">–</span>}</td>
+      <td className="next-run">{item.nextRun ? <time dateTime={item.nextRun} className="small">{formatTime(item.nextRun)}</time> : <span className="muted">–</span>}</td>
       <td>
         {last.dagRunId ? (
           <Link to={`/dag-runs/${encodeURIComponent(last.name)}/${encodeURIComponent(last.dagRunId)}`} className="run-link">
