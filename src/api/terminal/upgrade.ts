@@ -34,10 +34,14 @@ export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer
 export function terminalUpgrade(d: UpgradeDeps): UpgradeHandler {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   return (req, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://svc.invalid');
+    // Until ws takes the socket over, a reset by the client is ours to swallow (unhandled, it would crash).
+    socket.on('error', () => socket.destroy());
     const source = req.socket.remoteAddress;
+    let ours = false;
     try {
-      if (url.pathname !== PATH) throw new NotFoundError(`no WebSocket at ${url.pathname}`);
+      const url = new URL(req.url ?? '/', 'http://svc.invalid');
+      ours = url.pathname === PATH;
+      if (!ours) throw new NotFoundError(`no WebSocket at ${url.pathname}`);
       const refusal = terminalRefusal(d);
       if (refusal) throw refusal;
       checkOrigin(req, d.origins);
@@ -47,7 +51,7 @@ export function terminalUpgrade(d: UpgradeDeps): UpgradeHandler {
       wss.handleUpgrade(req, socket, head, (ws) => void d.sessions.open(ws, { actor: holder.actor, ...(source ? { source } : {}) }, size));
     } catch (e) {
       const err = e instanceof DomainError ? e : new DomainError('bad_request', String(e));
-      if (url.pathname === PATH && err.code !== 'not_found') {
+      if (ours && err.code !== 'not_found') {
         void d.audit.record({ actor: 'anonymous', action: 'terminal.start', target: 'terminal', ...(source ? { source } : {}), outcome: 'failure', details: { status: statusOf(err), reason: err.message } });
       }
       refuse(socket, err);

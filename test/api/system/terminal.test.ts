@@ -5,6 +5,7 @@
  * socket closing, or the server stopping, ends the shell and what it started; start and end audited.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { connect as tcp } from 'node:net';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { eventually, TestServer, type Reply } from '../../helpers/server.js';
@@ -197,6 +198,23 @@ describe('terminal.enabled on, builtin authentication', () => {
     }
     expect(replies.map(([, , r]) => r.status)).toEqual([200, 201, 403, 400, 403, 401]);
     expect(replies.flatMap(([m, p, r]) => c.problems(m, p, r))).toEqual([]);
+  });
+
+  test('a malformed upgrade is a 400, and a client resetting mid-upgrade leaves the server up', async () => {
+    const { hostname, port } = new URL(srv.url);
+    const raw = (target: string, reset: boolean) => new Promise<string>((resolve) => {
+      const s = tcp(Number(port), hostname, () => {
+        s.write(`GET ${target} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+        if (reset) s.resetAndDestroy();
+      });
+      let answer = '';
+      s.on('data', (c) => { answer += String(c); });
+      s.on('close', () => resolve(answer));
+      s.on('error', () => resolve(answer));
+    });
+    expect(await raw('http://[', false)).toMatch(/^HTTP\/1\.1 400 [^]*"code":"bad_request"/);
+    await raw('/api/v2/terminal/session?ticket=x', true);
+    expect((await srv.get('/health')).status).toBe(200);
   });
 
   test('a stopping server ends every session', async () => {
