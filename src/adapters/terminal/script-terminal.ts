@@ -75,6 +75,9 @@ function shellNow(scriptPid: number): { pid: number; tty: string } | undefined {
 
 class ScriptTerminal implements TerminalProcess {
   private exited = false;
+  /** The exit code once `script` is gone and its output read to the end; undefined before. */
+  private ended: { code: number | null } | undefined;
+  private readonly exitListeners: Array<(code: number | null) => void> = [];
   /** Resizes apply one after the other, the last one last. */
   private sizing: Promise<void> = Promise.resolve();
 
@@ -85,6 +88,11 @@ class ScriptTerminal implements TerminalProcess {
       this.exited = true;
       // What the shell left running (a job started with nohup, say) ends with it.
       killSession(this.pid);
+    });
+    // 'close', not 'exit': the last output is read before the end is reported.
+    child.once('close', (code) => {
+      this.ended = { code };
+      for (const fn of this.exitListeners.splice(0)) fn(code);
     });
   }
 
@@ -105,8 +113,11 @@ class ScriptTerminal implements TerminalProcess {
     this.child.stderr.on('data', fn);
   }
 
+  /** Also after the end (a shell may exit before its caller listens): then at once, asynchronously. */
   onExit(fn: (code: number | null) => void): void {
-    this.child.once('exit', (code) => fn(code));
+    const ended = this.ended;
+    if (ended) queueMicrotask(() => fn(ended.code));
+    else this.exitListeners.push(fn);
   }
 
   kill(): void {

@@ -63,17 +63,18 @@ export class TerminalSessions {
     ws.on('message', (data, isBinary) => take(Buffer.isBuffer(data) ? data : Buffer.concat(data as Buffer[]), isBinary));
     const term = await this.spawn(ws, owner, size);
     if (!term) return;
-    take = (data, isBinary) => (isBinary ? term.write(data) : this.control(ws, term, String(data)));
-    for (const [data, isBinary] of early.splice(0)) take(data, isBinary);
     this.live.set(ws, term);
-    await this.audit(owner, 'terminal.start', 'success', { pid: term.pid, shell: this.d.shell, cwd: this.d.cwd });
+    // The end is written after the start, however quickly the shell exits.
+    const startAudited = this.audit(owner, 'terminal.start', 'success', { pid: term.pid, shell: this.d.shell, cwd: this.d.cwd });
     term.onData((chunk) => { if (ws.readyState === ws.OPEN) ws.send(chunk); });
     term.onExit((code) => {
       this.live.delete(ws);
       send(ws, { type: 'exit', code });
       ws.close(1000, 'the shell exited');
-      void this.audit(owner, 'terminal.end', 'success', { pid: term.pid, durationMs: this.now() - started, ...(code === null ? { killed: true } : { exitCode: code }) });
+      void startAudited.then(() => this.audit(owner, 'terminal.end', 'success', { pid: term.pid, durationMs: this.now() - started, ...(code === null ? { killed: true } : { exitCode: code }) }));
     });
+    take = (data, isBinary) => (isBinary ? term.write(data) : this.control(ws, term, String(data)));
+    for (const [data, isBinary] of early.splice(0)) take(data, isBinary);
     ws.on('close', () => term.kill());
     this.heartbeat(ws);
     // The socket may have closed while the shell started: no 'close' event comes then.

@@ -25,7 +25,7 @@ export interface TerminalProcess {
   resize(size: TerminalSize): void;
   /** Output of the terminal, as it comes. */
   onData(fn: (chunk: Buffer) => void): void;
-  /** Called once, when the terminal is gone (the shell exited or was killed). */
+  /** Called once, when the terminal is gone (the shell exited or was killed): at once when it already is. */
   onExit(fn: (code: number | null) => void): void;
   /** Ends the shell and every process of its session; the exit callback follows. */
   kill(): void;
