@@ -17,12 +17,11 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freePort, http, sleep } from './api-servers.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-import { generate, T0 } from './seed-runs.mjs';
+import { generate, indexBuilt, T0 } from './seed-runs.mjs';
 
 function parseArgs(argv) {
   const o = { runs: [100_000, 3000], dags: 1000, requests: 50, loadSeconds: 10, svc: ROOT, alt: undefined, altRequests: 3, writes: 300, out: undefined, keep: false };
@@ -71,21 +70,6 @@ async function stopServer(s) {
   s.child.kill('SIGTERM');
   for (let i = 0; i < 100 && s.child.exitCode === null; i++) await sleep(50);
   if (s.child.exitCode === null) s.child.kill('SIGKILL');
-}
-
-/** Waits until the index file says it is complete (the server builds it after its first narrowing list). */
-async function indexBuilt(base, dataDir) {
-  const t = performance.now();
-  await http('GET', `${base}/dag-runs?limit=1`);
-  for (;;) {
-    try {
-      const db = new DatabaseSync(join(dataDir, 'index', 'runs.sqlite'), { readOnly: true });
-      const done = db.prepare("SELECT v FROM meta WHERE k = 'complete'").get()?.v === '1';
-      db.close();
-      if (done) return Math.round(performance.now() - t);
-    } catch { /* not created yet */ }
-    await sleep(200);
-  }
 }
 
 // ------------------------------------------------------------------------------------------ scenarios

@@ -2,7 +2,9 @@
 // large histories of the run list and UI benchmarks. Plain ESM.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { pathToFileURL } from 'node:url';
+import { http, sleep } from './api-servers.mjs';
 import { randomUUID } from 'node:crypto';
 
 export const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -31,4 +33,19 @@ export async function generate(root, dataDir, n, dags) {
     writeFileSync(join(dir, dagRunId, 'spec.json'), JSON.stringify({ apiVersion: run.apiVersion, kind: 'DagRun', metadata: { ...meta, uid, creationTimestamp: created }, spec: run.spec }));
   }
   return Math.round(performance.now() - t);
+}
+
+/** Waits until the index file says it is complete (the server builds it after its first narrowing list). */
+export async function indexBuilt(base, dataDir) {
+  const t = performance.now();
+  await http('GET', `${base}/dag-runs?limit=1`);
+  for (;;) {
+    try {
+      const db = new DatabaseSync(join(dataDir, 'index', 'runs.sqlite'), { readOnly: true });
+      const done = db.prepare("SELECT v FROM meta WHERE k = 'complete'").get()?.v === '1';
+      db.close();
+      if (done) return Math.round(performance.now() - t);
+    } catch { /* not created yet */ }
+    await sleep(200);
+  }
 }
