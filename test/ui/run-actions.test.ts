@@ -26,7 +26,8 @@ describeWith('chromium', chromiumMissing, 'run actions in a browser: retry, enqu
     t.dag('queued', 'queue: ui-queue\nsteps:\n  - name: nap\n    command: sleep 4\n');
     writeFileSync(join(dir, 'token'), 's3cr3t-value');
     t.dag('secretive', `secrets:\n  - name: API_TOKEN\n    provider: file\n    key: ${join(dir, 'token')}\nsteps:\n  - name: login\n    command: echo "token=$API_TOKEN"\n    output: LOGIN_LINE\n  - name: count\n    command: echo 42\n    output: ITEM_COUNT\n`);
-    t.dag('own-queue', 'maxActiveRuns: 2\nsteps:\n  - name: nap\n    command: sleep 3\n');
+    // Long enough to be seen running on the queues page on a loaded machine, short enough to end with the test.
+    t.dag('own-queue', 'maxActiveRuns: 2\nsteps:\n  - name: nap\n    command: sleep 12\n');
     await t.start();
     browser = await launch();
   }, 180_000);
@@ -104,7 +105,8 @@ describeWith('chromium', chromiumMissing, 'run actions in a browser: retry, enqu
     await dialog.getByRole('button', { name: 'Dequeue' }).click();
     await p.locator('.run-summary [data-status="aborted"]').waitFor({ timeout: 30_000 });
     expect((await t.get('/dag-runs/queued/q-2')).body.dagRun.statusLabel).toBe('aborted');
-    expect(await p.getByRole('button', { name: 'Dequeue' }).count()).toBe(0);
+    // The summary and the actions re-render apart: wait for the button to go rather than count it at once.
+    await p.getByRole('button', { name: 'Dequeue' }).waitFor({ state: 'detached', timeout: 15_000 });
     await waitStatus(t, 'queued', 'q-1', 'succeeded');
     await p.context().close();
   });
