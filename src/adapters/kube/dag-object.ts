@@ -2,10 +2,13 @@
  * A Dag resource as the KubeDagStore reads and writes it: the REST fileName it stands for, its
  * DagFileInfo, the text it gives back, and the object a write sends. Pure.
  *
- * The text a user writes is kept in an annotation together with a hash of the spec it was written
- * with: while the stored spec still hashes the same, the text is what the user wrote (comments kept);
- * once someone changed the spec behind the store's back (`kubectl apply`, `kubectl edit`), the text is
- * the spec's own (dagTextOf), never the stale annotation.
+ * The text a user writes is kept in an annotation (so a PUT comes back as written, comments kept)
+ * together with a hash of the spec it was written with. The annotation is bound to the spec, never
+ * trusted for itself: it is the text only while it loads without errors and its own spec (re-parsed)
+ * is exactly the stored spec (boundText). Anyone who may write a Dag can compute the hash, so a text
+ * that says something else than the spec (a forged annotation, or a spec changed behind the store's
+ * back with `kubectl apply` / `kubectl edit`) is ignored and the spec's own text (dagTextOf) is read.
+ * What admission validates and what runs is therefore always the spec (docs/adr/0025).
  */
 import { createHash } from 'node:crypto';
 import { dagObjectName, identityHash, SVC_ANNOTATIONS } from '../../core/naming.js';
@@ -92,12 +95,29 @@ export function stampOf(obj: DagObject): string {
   return stamp;
 }
 
-/** The DAG text of a Dag: as written through the store while its spec is unchanged, else the spec's. */
-export function textOf(obj: DagObject): string {
+/** Texts of the objects seen, bound or not: re-parsed once per object version. */
+const texts = new WeakMap<DagObject, string>();
+
+/**
+ * The annotation text when it is bound to the spec: the hash matches (cheap refusal first), the text
+ * loads without errors and its spec is the stored spec, field for field. Else undefined.
+ */
+function boundText(obj: DagObject): string | undefined {
   const a = obj.metadata.annotations ?? {};
   const text = a[SOURCE_ANNOTATIONS.text];
-  if (text !== undefined && a[SOURCE_ANNOTATIONS.specHash] === specHash(obj.spec)) return text;
-  return dagTextOf(obj.spec ?? {});
+  const hash = specHash(obj.spec);
+  if (text === undefined || a[SOURCE_ANNOTATIONS.specHash] !== hash) return undefined;
+  const own = loadedSpecOf(text, fileNameOf(obj) ?? 'dag');
+  return own !== undefined && specHash(own) === hash ? text : undefined;
+}
+
+/** The DAG text of a Dag: as written through the store while bound to the spec, else the spec's. */
+export function textOf(obj: DagObject): string {
+  const known = texts.get(obj);
+  if (known !== undefined) return known;
+  const text = boundText(obj) ?? dagTextOf(obj.spec ?? {});
+  texts.set(obj, text);
+  return text;
 }
 
 export const isSuspendedDag = (obj: DagObject | undefined): boolean => obj?.status?.suspended === true;
@@ -106,13 +126,17 @@ export const isSuspendedDag = (obj: DagObject | undefined): boolean => obj?.stat
  * The spec of a DAG text: the DAG's fields when it loads without errors, else empty. The store keeps
  * what users write, as the file store does; readers report what is wrong with it.
  */
-export function specOfText(text: string, fileName: string): Obj {
+export const specOfText = (text: string, fileName: string): Obj => loadedSpecOf(text, fileName) ?? {};
+
+/** The spec of a DAG text that loads without errors; undefined for one that does not. */
+function loadedSpecOf(text: string, fileName: string): Obj | undefined {
   const parsed = parseDagText(text, fileName);
-  if (parsed.errors.length > 0) return {};
+  if (parsed.errors.length > 0) return undefined;
   try {
-    return dagSpecOf(text, parsed).spec ?? {};
+    const { spec, errors } = dagSpecOf(text, parsed);
+    return errors.length > 0 ? undefined : (spec ?? {});
   } catch {
-    return {};
+    return undefined;
   }
 }
 

@@ -6,7 +6,6 @@ const deps: AdmissionDeps = {
   source: (obj: DagObject) => ({
     fileName: obj.metadata?.annotations?.['svc.io/file-name'] ?? (obj.metadata?.name?.includes('.') ? undefined : obj.metadata?.name),
     text: JSON.stringify(obj.spec ?? {}),
-    writtenByStore: obj.metadata?.annotations?.['svc.io/source'] !== undefined,
   }),
 };
 
@@ -20,9 +19,10 @@ describe('reviewDag', () => {
     expect(r).toEqual({ uid: 'u2', allowed: false, status: { code: 422, reason: 'Invalid', message: 'DAG My_Dag is invalid: My_Dag: steps[0]: bad thing; second problem' } });
   });
 
-  test('what svc\'s own store wrote (a renamed DAG with errors) is allowed: the API reports its errors itself', async () => {
-    const r = await reviewDag({ uid: 'u5', operation: 'UPDATE', object: { metadata: { name: 'draft', annotations: { 'svc.io/source': 'bad' } }, spec: { x: 'bad' } } }, deps);
-    expect(r.allowed).toBe(true);
+  test('no annotation lets an invalid Dag through: the text the store reads is always validated', async () => {
+    const annotations = { 'svc.io/source': 'steps: [ok]', 'svc.io/source-spec-hash': 'anything' };
+    const r = await reviewDag({ uid: 'u5', operation: 'UPDATE', object: { metadata: { name: 'draft', annotations }, spec: { x: 'bad' } } }, deps);
+    expect(r.allowed).toBe(false);
   });
 
   test('a Dag whose name can be no fileName is refused, saying how to name it', async () => {

@@ -2,6 +2,11 @@
  * The validating admission webhook of Dags (ARCHITECTURE "The resource model"): the API server sends
  * an AdmissionReview for every create and update of a Dag; an invalid one is refused with the same
  * messages `POST /dags/validate` gives. Served over TLS on a port of its own (main/server/admission.ts).
+ *
+ * No object is let through unseen, whoever wrote it and whatever its annotations say: the text
+ * validated is the one the store will read and run (`source`, the store's own reading, which takes the
+ * text annotation only while it is bound to the spec). svc's own writes need no pass of their own:
+ * the REST API saves only texts that validate (POST /dags, PUT spec), so admission allows them too.
  */
 import express, { type Express, type Request, type Response } from 'express';
 
@@ -10,15 +15,13 @@ export interface DagObject {
   spec?: Record<string, unknown>;
 }
 
-/** What the store makes of a Dag object: its fileName (undefined when it cannot have one) and its text. */
+/**
+ * What the store makes of a Dag object: its fileName (undefined when it cannot have one) and the text
+ * it reads, and so runs.
+ */
 export interface DagSource {
   fileName: string | undefined;
   text: string;
-  /**
-   * Written through svc's own DAG store, spec unchanged since: the REST API validates what it saves
-   * (POST /dags, PUT spec) and reports errors itself; a rename moves a DAG as it is, errors included.
-   */
-  writtenByStore: boolean;
 }
 
 export interface AdmissionDeps {
@@ -42,7 +45,6 @@ export async function reviewDag(req: AdmissionRequest, deps: AdmissionDeps): Pro
   let name = obj.metadata?.name ?? 'dag';
   try {
     const src = deps.source(obj);
-    if (src.writtenByStore) return { uid, allowed: true };
     if (src.fileName === undefined) return refuse(uid, `Dag ${name}: its name cannot be a DAG fileName (letters, digits, _ and -): name it so, or set the annotation svc.io/file-name`);
     name = src.fileName;
     errors = (await deps.validate(src.text, name)).errors;

