@@ -3,8 +3,9 @@
  * kubectl run requests over that namespace's Dags and DagRuns, with each step execution a Pod in it
  * (adapters/launcher/pod). An operator has one for its own namespace, and one for each other namespace it
  * watches (SVC_WATCH_NAMESPACES). Runs are keyed by DAG name and run id within a namespace, so each unit
- * has its own stores, watches, events and log place (namespace-logs.ts); the leader Lease, the Node
- * heartbeats, the Pod creation rate and the `provider: env` Secret are the operator's, shared.
+ * has its own stores, watches, events, log place (namespace-logs.ts) and `provider: env` Secret (the
+ * Secret named SVC_SECRET_ENV_FROM in the run's own namespace: a DAG of one namespace never reads
+ * another's); the leader Lease, the Node heartbeats and the Pod creation rate are the operator's, shared.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Launcher } from '../core/ports/executor.js';
@@ -53,7 +54,7 @@ export interface OperatorShared {
   oc: OperatorConfig;
   log: EngineLogger;
   identity: string;
-  /** The operator's own namespace: its Leases, its `provider: env` Secret, svc's own objects. */
+  /** The operator's own namespace: its Leases, svc's own objects. */
   home: string;
   elector: LeaderElector;
   nodes: NodeLeases;
@@ -138,7 +139,7 @@ export function startUnit(sh: OperatorShared, namespace: string): NamespaceUnit 
   const engine: EngineDeps = {
     store, logs: place.logs, launchers: { ...runStepLaunchers(shell), shell, hitl: hitlLauncher, container: containerSteps(shell, agent) }, events,
     ownership: new LeaderOwnership(sh.elector, identity), controls: new KubeRunControls(kc, namespace),
-    secrets: new SecretEnvProvider(new BuiltinSecretProvider(), new Secrets(kc, sh.home), oc.secretEnvFrom),
+    secrets: new SecretEnvProvider(new BuiltinSecretProvider(), new Secrets(kc, namespace), oc.secretEnvFrom),
     dags: dagSource(dags), clock, ids: timeIds(clock.now), log, notifier: new SmtpNotifier(), tracer: new OtlpRunTracer(),
     // The operator's own environment is not the steps': their images bring theirs.
     systemEnv: {}, cwd: '/', defaultShell: ['/bin/sh'], implicitDotenv: false, maxCallDepth: config.maxCallDepth,
