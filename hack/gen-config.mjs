@@ -16,16 +16,22 @@ import { parseAllDocuments, stringify } from 'yaml';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const NAMESPACE = 'svc';
 
+/**
+ * The auth Secret of every variant: a file committed here can hold no generated password, so config/ reads
+ * the user's own Secret svc-auth (SVC_AUTH_TOKEN_SECRET, SVC_AUTH_ADMIN_PASSWORD; docs/kubernetes.md).
+ */
+const AUTH = 'auth.existingSecret=svc-auth';
+
 /** Directory under config/ -> the chart values it stands for. */
 export const VARIANTS = {
-  base: ['webhook.enabled=false'],
-  'overlays/webhook-cert-manager': ['webhook.certManager.enabled=true'],
-  'overlays/cluster-roles': ['webhook.enabled=false', 'rbac.clusterRoles=true'],
-  'overlays/monitoring': ['webhook.enabled=false', 'metrics.serviceMonitor.enabled=true', 'networkPolicy.enabled=true'],
+  base: [AUTH, 'webhook.enabled=false'],
+  'overlays/webhook-cert-manager': [AUTH, 'webhook.certManager.enabled=true'],
+  'overlays/cluster-roles': [AUTH, 'webhook.enabled=false', 'rbac.clusterRoles=true'],
+  'overlays/monitoring': [AUTH, 'webhook.enabled=false', 'metrics.serviceMonitor.enabled=true'],
   // Step logs in a bucket (no ReadWriteMany storage): patch the bucket and endpoint to yours.
-  'overlays/s3-logs': ['webhook.enabled=false', 'logStore.type=s3', 'logStore.s3.bucket=svc-logs', 'logStore.s3.credentialsSecret=svc-s3'],
+  'overlays/s3-logs': [AUTH, 'webhook.enabled=false', 'logStore.type=s3', 'logStore.s3.bucket=svc-logs', 'logStore.s3.credentialsSecret=svc-s3'],
   // The operator runs the Dags and DagRuns of every namespace (ClusterRoles); logs in a bucket, as above.
-  'overlays/cluster-wide': ['webhook.enabled=false', 'logStore.type=s3', 'logStore.s3.bucket=svc-logs', 'logStore.s3.credentialsSecret=svc-s3', 'watch.namespaces=all'],
+  'overlays/cluster-wide': [AUTH, 'webhook.enabled=false', 'logStore.type=s3', 'logStore.s3.bucket=svc-logs', 'logStore.s3.credentialsSecret=svc-s3', 'watch.namespaces=all'],
 };
 
 export function helmPath() {

@@ -133,7 +133,9 @@ describeTools('the Helm chart', ['helm', 'kubeconform'], () => {
   });
 
   test.each([
-    [['auth.mode=builtin'], 'auth.mode=builtin needs auth.existingSecret'],
+    [['auth.mode=none'], 'auth.mode=none serves the API (starting runs of commands included) to anyone who reaches it: set auth.allowUnauthenticated=true'],
+    [['auth.mode=oidc'], 'auth.mode=oidc needs auth.existingSecret'],
+    [['auth.mode=ldap'], 'auth.mode: "ldap" must be builtin, oidc or none'],
     [['auth.mode=oidc', 'auth.existingSecret=s'], 'auth.oidc.issuer is required with auth.mode=oidc'],
     [['logStore.type=s3'], 'logStore.s3.bucket is required with logStore.type=s3'],
     [['logStore.type=nfs'], 'logStore.type: "nfs" must be volume or s3'],

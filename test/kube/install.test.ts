@@ -55,6 +55,24 @@ class Release {
   operatorMetrics = '';
   /** Objects the test made itself in the namespace (not the release's). */
   keep: string[] = [];
+  /** The admin's token: auth is on by default (builtin, the admin password generated into svc-auth). */
+  token = '';
+
+  /** fetch with the admin's token. */
+  fetch(url: string, init: RequestInit = {}): Promise<Response> {
+    return fetch(url, { ...init, headers: { ...(init.headers as Record<string, string> | undefined), authorization: `Bearer ${this.token}` } });
+  }
+
+  /** Signs in as admin with the password the chart generated; an unauthenticated request is refused. */
+  async login(): Promise<void> {
+    const r = await kubectl(['get', 'secret', 'svc-auth', '-n', this.ns, '-o', 'jsonpath={.data.SVC_AUTH_ADMIN_PASSWORD}']);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    const password = Buffer.from(r.stdout, 'base64').toString();
+    expect((await fetch(`${this.api}/dags`)).status).toBe(401);
+    const login = await fetch(`${this.api}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) });
+    expect(login.status).toBe(200);
+    this.token = ((await login.json()) as { token: string }).token;
+  }
 
   /**
    * helm install with ports of its own (every Pod of the test bed shares the host's network), one API
@@ -112,6 +130,7 @@ class Release {
     this.api = `http://${slice.endpoints[0].addresses[0]}:${port}/api/v2`;
     const health = await eventually(async () => (await fetch(`${this.api}/health`).catch(() => undefined))?.ok || undefined, 'the API to answer', 30_000);
     expect(health).toBe(true);
+    await this.login();
     expect(await (await fetch(this.operatorMetrics)).text()).toMatch(/^svc_operator_leader 1$/m);
   }
 
@@ -119,15 +138,15 @@ class Release {
   async runHello(): Promise<string> {
     const ok = await kubectl(['apply', '-n', this.ns, '-f', join(ROOT, 'examples/kubernetes/hello.yaml')]);
     expect([ok.code, ok.stderr]).toEqual([0, '']);
-    const started = await fetch(`${this.api}/dags/hello/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ params: 'NAME=cluster' }) });
+    const started = await this.fetch(`${this.api}/dags/hello/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ params: 'NAME=cluster' }) });
     expect(started.status).toBe(200);
     const { dagRunId } = (await started.json()) as { dagRunId: string };
     const run = await eventually(async () => {
-      const r = ((await (await fetch(`${this.api}/dag-runs/hello/${dagRunId}`)).json()) as Obj).dagRun;
+      const r = ((await (await this.fetch(`${this.api}/dag-runs/hello/${dagRunId}`)).json()) as Obj).dagRun;
       return r && [2, 3, 4, 6].includes(r.status) ? r : undefined;
     }, 'the run to finish', 90_000);
     expect(run.statusLabel).toBe('succeeded');
-    const log = (await (await fetch(`${this.api}/dag-runs/hello/${dagRunId}/steps/shout/log?stream=stdout`)).json()) as Obj;
+    const log = (await (await this.fetch(`${this.api}/dag-runs/hello/${dagRunId}/steps/shout/log?stream=stdout`)).json()) as Obj;
     expect(log.content).toBe('HELLO CLUSTER');
     return dagRunId;
   }
@@ -191,9 +210,9 @@ describeTools('helm install of charts/svc', ['helm'], () => describeCluster('on 
 
     test('a step Pod runs as the steps\' ServiceAccount, without credentials, seeing only its own run on the data claim', async () => {
       const dag = ['steps:', '  - name: probe', '    command: sh -c \'sleep 4; if [ -z "$KUBECONFIG" ]; then echo no-credentials; fi\'', '    output: SEEN'].join('\n');
-      const created = await fetch(`${release.api}/dags`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'probe', spec: dag }) });
+      const created = await release.fetch(`${release.api}/dags`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'probe', spec: dag }) });
       expect(created.status).toBe(201);
-      const { dagRunId } = (await (await fetch(`${release.api}/dags/probe/start`, { method: 'POST' })).json()) as { dagRunId: string };
+      const { dagRunId } = (await (await release.fetch(`${release.api}/dags/probe/start`, { method: 'POST' })).json()) as { dagRunId: string };
       const pod = await eventually(async () => (await json(['get', 'pods', '-n', ns, '-l', 'svc.io/dag=probe'])).items[0], 'the step Pod', 30_000);
       expect(pod.spec.serviceAccountName).toBe('svc-steps');
       expect(pod.spec.automountServiceAccountToken).toBe(false);
@@ -204,21 +223,21 @@ describeTools('helm install of charts/svc', ['helm'], () => describeCluster('on 
       expect(mounts).toHaveLength(1);
       expect(mounts[0].subPath).toContain(dagRunId); // this run's directory, not the volume
       const run = await eventually(async () => {
-        const r = ((await (await fetch(`${release.api}/dag-runs/probe/${dagRunId}`)).json()) as Obj).dagRun;
+        const r = ((await (await release.fetch(`${release.api}/dag-runs/probe/${dagRunId}`)).json()) as Obj).dagRun;
         return r && [2, 3, 4, 6].includes(r.status) ? r : undefined;
       }, 'the probe run to finish', 60_000);
       expect(run.statusLabel).toBe('succeeded');
-      const outputs = ((await (await fetch(`${release.api}/dag-runs/probe/${dagRunId}/outputs`)).json()) as Obj).outputs;
+      const outputs = ((await (await release.fetch(`${release.api}/dag-runs/probe/${dagRunId}/outputs`)).json()) as Obj).outputs;
       expect(outputs.seen).toBe('no-credentials');
     }, 120_000);
 
     test('a step may not mount svc\'s own Secrets or its data claim, nor run as its ServiceAccounts', async () => {
       const tries = { claim: '{volumes: [{name: v, persistentVolumeClaim: {claimName: svc-data}}]}', tls: '{volumes: [{name: v, secret: {secretName: svc-webhook-tls}}]}', account: '{serviceAccountName: svc-operator}' };
       const dag = ['type: graph', 'steps:', ...Object.entries(tries).flatMap(([name, k]) => [`  - name: ${name}`, '    command: "true"', `    kubernetes: ${k}`])].join('\n');
-      expect((await fetch(`${release.api}/dags`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'grab', spec: dag }) })).status).toBe(201);
-      const { dagRunId } = (await (await fetch(`${release.api}/dags/grab/start`, { method: 'POST' })).json()) as { dagRunId: string };
+      expect((await release.fetch(`${release.api}/dags`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'grab', spec: dag }) })).status).toBe(201);
+      const { dagRunId } = (await (await release.fetch(`${release.api}/dags/grab/start`, { method: 'POST' })).json()) as { dagRunId: string };
       const run = await eventually(async () => {
-        const r = ((await (await fetch(`${release.api}/dag-runs/grab/${dagRunId}`)).json()) as Obj).dagRun;
+        const r = ((await (await release.fetch(`${release.api}/dag-runs/grab/${dagRunId}`)).json()) as Obj).dagRun;
         return r && [2, 3, 4, 6].includes(r.status) ? r : undefined;
       }, 'the grab run to finish', 60_000);
       const errors = Object.fromEntries(run.nodes.map((n: Obj) => [n.step.name, n.error]));
@@ -293,7 +312,7 @@ describeTools('helm install of charts/svc', ['helm'], () => describeCluster('on 
       expect((await json(['get', 'pvc', '-n', ns])).items).toEqual([]);
       await release.up();
       const id = await release.runHello();
-      const outputs = ((await (await fetch(`${release.api}/dag-runs/hello/${id}/outputs`)).json()) as Obj).outputs;
+      const outputs = ((await (await release.fetch(`${release.api}/dag-runs/hello/${id}/outputs`)).json()) as Obj).outputs;
       expect(outputs).toMatchObject({ message: 'hello cluster', loudMessage: 'HELLO CLUSTER' });
       const keys = await keysUnder('cluster/runs/');
       expect(keys.filter((k) => /\/logs\/[^/]+\.out\//.test(k)).length).toBeGreaterThanOrEqual(2);

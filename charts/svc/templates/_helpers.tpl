@@ -37,7 +37,7 @@ app.kubernetes.io/component: {{ .component }}
 {{/* svc's own Secrets in the namespace (comma-separated): the auth records, the webhook's TLS key, the API's and the bucket's credentials. */}}
 {{- define "svc.protectedSecrets" -}}
 {{- $names := list "svc-users" "svc-api-keys" "svc-webhooks" (printf "%s-webhook-tls" (include "svc.fullname" .)) -}}
-{{- with .Values.auth.existingSecret }}{{ $names = append $names . }}{{ end -}}
+{{- with (include "svc.authSecret" .) }}{{ $names = append $names . }}{{ end -}}
 {{- if eq .Values.logStore.type "s3" }}{{ with .Values.logStore.s3.credentialsSecret }}{{ $names = append $names . }}{{ end }}{{ end -}}
 {{- join "," $names -}}
 {{- end -}}
@@ -140,4 +140,23 @@ priorityClassName: {{ . }}
 {{- with .root.Values.podSecurityContext }}
 securityContext: {{- toYaml . | nindent 2 }}
 {{- end }}
+{{- end -}}
+
+{{/*
+The Secret the API reads its auth settings from: auth.existingSecret, or with builtin and none given
+the chart's own (auth.yaml); empty with auth.mode=none. Fails on a mode the chart cannot serve safely.
+*/}}
+{{- define "svc.authSecret" -}}
+{{- $mode := .Values.auth.mode -}}
+{{- if eq $mode "none" -}}
+{{- if not .Values.auth.allowUnauthenticated }}
+{{- fail "auth.mode=none serves the API (starting runs of commands included) to anyone who reaches it: set auth.allowUnauthenticated=true as well to install it so, or use auth.mode=builtin" }}
+{{- end -}}
+{{- else if eq $mode "builtin" -}}
+{{- default (printf "%s-auth" (include "svc.fullname" .)) .Values.auth.existingSecret -}}
+{{- else if eq $mode "oidc" -}}
+{{- required "auth.mode=oidc needs auth.existingSecret: a Secret with SVC_AUTH_TOKEN_SECRET and SVC_AUTH_OIDC_CLIENT_SECRET" .Values.auth.existingSecret -}}
+{{- else -}}
+{{- fail (printf "auth.mode: %q must be builtin, oidc or none" $mode) }}
+{{- end -}}
 {{- end -}}
