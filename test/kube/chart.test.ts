@@ -209,7 +209,8 @@ describeTools('the Helm chart', ['helm', 'kubeconform'], () => {
       const pod = d.spec.template.spec;
       const env = Object.fromEntries(pod.containers[0].env.map((e: Obj) => [e.name, e.value]));
       expect([d.metadata.name, env.SVC_S3_BUCKET, env.SVC_S3_ENDPOINT, env.SVC_DATA_CLAIM]).toEqual([d.metadata.name, 'svc-logs', 'http://minio.storage:9000', undefined]);
-      expect(pod.containers[0].envFrom).toEqual([{ secretRef: { name: 'svc-s3' } }]);
+      const auth = d.metadata.name === 'demo-svc-api' ? [{ secretRef: { name: 'demo-svc-auth' } }] : [];
+      expect(pod.containers[0].envFrom).toEqual([...auth, { secretRef: { name: 'svc-s3' } }]);
       expect(pod.volumes.find((v: Obj) => v.name === 'data')).toEqual({ name: 'data', emptyDir: {} });
     }
   });

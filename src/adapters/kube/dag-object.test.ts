@@ -21,8 +21,11 @@ describe('textOf', () => {
     expect(text).not.toContain('evil');
   });
 
-  test('a text that does not load is never read, even over the empty spec such a text is stored with', () => {
-    expect(textOf(forged({}, 'steps:\n  - name: a\n    depends: [nowhere]\n'))).toBe(dagTextOf({}));
+  test('a text that does not load is read only over the empty spec it is stored with (which runs nothing)', () => {
+    const broken = 'steps:\n  - name: a\n    command: [unclosed\n';
+    expect(textOf(dagObject('d', broken, specOfText(broken, 'd')))).toBe(broken);
+    const spec = { steps: [{ name: 'a', command: 'echo hello' }] };
+    expect(textOf(forged(spec, broken))).toBe(dagTextOf(spec));
   });
 
   test('a spec changed behind the store\'s back (hash stale) is read as the spec', () => {

@@ -4,8 +4,8 @@
  *
  * The text a user writes is kept in an annotation (so a PUT comes back as written, comments kept)
  * together with a hash of the spec it was written with. The annotation is bound to the spec, never
- * trusted for itself: it is the text only while it loads without errors and its own spec (re-parsed)
- * is exactly the stored spec (boundText). Anyone who may write a Dag can compute the hash, so a text
+ * trusted for itself: it is the text only while its own spec (re-parsed as a write derives it) is
+ * exactly the stored spec (boundText). Anyone who may write a Dag can compute the hash, so a text
  * that says something else than the spec (a forged annotation, or a spec changed behind the store's
  * back with `kubectl apply` / `kubectl edit`) is ignored and the spec's own text (dagTextOf) is read.
  * What admission validates and what runs is therefore always the spec (docs/adr/0025).
@@ -99,16 +99,17 @@ export function stampOf(obj: DagObject): string {
 const texts = new WeakMap<DagObject, string>();
 
 /**
- * The annotation text when it is bound to the spec: the hash matches (cheap refusal first), the text
- * loads without errors and its spec is the stored spec, field for field. Else undefined.
+ * The annotation text when it is bound to the spec: a write of that text would store exactly this spec
+ * (specOfText; the hash first, a cheap refusal). A text that loads is then the spec itself, comments and
+ * layout aside; one that does not load is bound only to the empty spec the store keeps it with, which
+ * runs nothing (a DAG with errors is refused at every start, and its errors are reported). Else undefined.
  */
 function boundText(obj: DagObject): string | undefined {
   const a = obj.metadata.annotations ?? {};
   const text = a[SOURCE_ANNOTATIONS.text];
   const hash = specHash(obj.spec);
   if (text === undefined || a[SOURCE_ANNOTATIONS.specHash] !== hash) return undefined;
-  const own = loadedSpecOf(text, fileNameOf(obj) ?? 'dag');
-  return own !== undefined && specHash(own) === hash ? text : undefined;
+  return specHash(specOfText(text, fileNameOf(obj) ?? 'dag')) === hash ? text : undefined;
 }
 
 /** The DAG text of a Dag: as written through the store while bound to the spec, else the spec's. */
@@ -126,17 +127,14 @@ export const isSuspendedDag = (obj: DagObject | undefined): boolean => obj?.stat
  * The spec of a DAG text: the DAG's fields when it loads without errors, else empty. The store keeps
  * what users write, as the file store does; readers report what is wrong with it.
  */
-export const specOfText = (text: string, fileName: string): Obj => loadedSpecOf(text, fileName) ?? {};
-
-/** The spec of a DAG text that loads without errors; undefined for one that does not. */
-function loadedSpecOf(text: string, fileName: string): Obj | undefined {
+export function specOfText(text: string, fileName: string): Obj {
   const parsed = parseDagText(text, fileName);
-  if (parsed.errors.length > 0) return undefined;
+  if (parsed.errors.length > 0) return {};
   try {
     const { spec, errors } = dagSpecOf(text, parsed);
-    return errors.length > 0 ? undefined : (spec ?? {});
+    return errors.length > 0 ? {} : (spec ?? {});
   } catch {
-    return undefined;
+    return {};
   }
 }
 

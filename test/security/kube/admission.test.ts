@@ -64,10 +64,18 @@ describeCluster('ATTACK: Dag admission skipped with a computed svc.io/source has
     expect(read?.text).not.toContain('attacker');
   });
 
-  test('a text that does not load, over the empty spec such a text is stored with, is refused or never read', async () => {
+  test('a text that does not load, over the empty spec a write of it stores, is refused with its errors', async () => {
     const r = await apply(forged('broken-text', {}, 'steps:\n  - name: a\n    command: echo a\n    depends: [nowhere]\n'));
-    if (r.code !== 0) expect(r.stderr).toContain(DENIED);
-    else expect((await store.read('broken-text'))?.text).not.toContain('nowhere');
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(DENIED);
+    expect(r.stderr).toMatch(/nowhere/);
+  });
+
+  test('a text that does not load, over a valid spec it is not bound to, is never read', async () => {
+    const spec = { steps: [{ name: 'a', command: 'echo valid' }] };
+    const r = await apply(forged('unbound-text', spec, 'steps:\n  - name: a\n    command: [unclosed\n'));
+    expect(r.stderr).toBe('');
+    expect(parse((await store.read('unbound-text'))!.text)).toEqual(spec);
   });
 
   test('re-annotating a Dag svc wrote (kubectl annotate, hash kept) does not change what is read', async () => {
