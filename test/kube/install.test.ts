@@ -72,6 +72,8 @@ class Release {
     const login = await fetch(`${this.api}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) });
     expect(login.status).toBe(200);
     this.token = ((await login.json()) as { token: string }).token;
+    // The API's user records (the admin's password hash): made by svc, not the chart, so they outlive it.
+    this.keep.push('Secret/svc-users');
   }
 
   /**
