@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
 import { isProcessAlive, processStartTicks } from '../runtime/shell/liveness.js';
 import { LocalOwnership } from '../adapters/store/local/ownership.js';
 import { LocalRunStore } from '../adapters/store/local/run-store.js';
@@ -40,7 +41,7 @@ export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<Engi
   const store = new LocalRunStore({ dataDir: config.dataDir });
   const forkServer = config.forkServer ? new ForkServer({ native: nativeForkServer() }) : undefined;
   if (hooks.onState) forkServer?.warm();
-  const logs = new FsLogStore((k) => store.runDir(k));
+  const logs = new FsLogStore(join(resolve(config.dataDir), 'runs'), (k) => store.runDir(k));
   const shell = new ProcessExecutor({ layout: (req) => logs.execFiles(req.identity, req.merged), ...(forkServer ? { forkServer } : {}) });
   const clock = { now: () => Date.now() };
   const containers = embeddedContainers(config, { logs, store, log });
