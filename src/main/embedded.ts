@@ -61,10 +61,16 @@ export function embeddedBackend(config: Config, log: EngineLogger, hooks: Pick<E
   return {
     name: 'embedded', engine: embeddedDeps(config, log, hooks), drives: true,
     dags: embeddedDagStore(config),
-    records: { users: localUsers(config.dataDir), apiKeys: localApiKeys(config.dataDir), webhooks: localWebhooks(config.dataDir) },
+    records: records(config.dataDir, log),
     problem: () => dataDirProblem(config.dataDir),
     close: async () => undefined,
   };
+}
+
+/** The auth and webhook records under the data directory; an entry they cannot read is logged, and kept. */
+function records(dataDir: string, log: EngineLogger): Backend['records'] {
+  const report = (msg: string, fields: Record<string, unknown>): void => log.warn(msg, fields);
+  return { users: localUsers(dataDir, report), apiKeys: localApiKeys(dataDir, report), webhooks: localWebhooks(dataDir, report) };
 }
 
 /** Why the data directory cannot hold state (a cheap access check), or undefined. */
