@@ -68,7 +68,8 @@ class Forward {
   async run(): Promise<LogPage> {
     const { size } = this.src;
     for (let pos = 0; pos < size;) {
-      if ((this.lineNo >= this.end || this.full) && pos > SCAN_LIMIT) {
+      if (pos > SCAN_LIMIT && this.done()) {
+        if (this.pending) this.endLine(); // a huge line already cut: its end is not searched for
         return page(this.lines, Math.max(this.lineNo, Math.round(((this.lineNo - 1) * size) / pos)), true, true);
       }
       const chunk = await this.src.read(pos, Math.min(CHUNK, size - pos));
@@ -92,6 +93,11 @@ class Forward {
       this.pending = true;
       this.keep(chunk.subarray(start));
     }
+  }
+
+  /** Nothing more to keep: the page is complete, or its last line is cut already. */
+  private done(): boolean {
+    return this.lineNo >= this.end || this.full || (this.kept > MAX_LINE_BYTES && this.lineNo === this.end - 1);
   }
 
   private wanted(): boolean {
