@@ -20,6 +20,7 @@ function secretDir(srv: TestServer): string {
   return dir;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a run detail as the API answers it
 async function finished(srv: TestServer, dag: string, id: string): Promise<any> {
   return eventually(async () => {
     const r = await srv.get(`/dag-runs/${dag}/${id}`);
@@ -74,7 +75,7 @@ steps:
     expect((await srv.post('/dags/plant-files/start', { dagRunId: 'f1' })).status).toBe(200);
     const run = await finished(srv, 'plant-files', 'f1');
     expect(run.statusLabel).toBe('succeeded');
-    const plant = run.nodes.find((n: any) => n.step.name === 'plant');
+    const plant = (run.nodes as { step: { name: string }; stdout: string }[]).find((n) => n.step.name === 'plant')!;
     expect(lstatSync(plant.stdout as string).isSymbolicLink()).toBe(true);
     expect(lstatSync(run.log as string).isSymbolicLink()).toBe(true);
     for (const q of ['', '?tail=1', '?head=5', '?offset=1&limit=10']) {

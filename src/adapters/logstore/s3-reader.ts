@@ -9,6 +9,8 @@ import type { ByteSource } from './pager.js';
 import type { ObjectEntry, S3Objects } from './s3-objects.js';
 
 const WHOLE_CHUNK_BYTES = 4 * 1024 * 1024;
+/** Chunk GETs in flight per read. */
+const FETCH_CONCURRENCY = 8;
 const RANGE_BYTES = 1024 * 1024;
 
 class ChunkCache {
@@ -41,6 +43,17 @@ class ChunkCache {
   }
 }
 
+/** fn over items, at most `limit` at a time; results in the items' order. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < items.length; i = next++) out[i] = await fn(items[i] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
 /** The log's chunks laid end to end: bytes by position. */
 class ChunkSource implements ByteSource {
   readonly size: number;
@@ -58,17 +71,18 @@ class ChunkSource implements ByteSource {
   }
 
   async read(pos: number, len: number): Promise<Buffer> {
-    const parts: Buffer[] = [];
     const end = Math.min(this.size, pos + len);
-    for (let i = this.chunkAt(pos); i < this.chunks.length && pos < end; i++) {
+    const spans: { c: ObjectEntry; from: number; to: number }[] = [];
+    for (let i = this.chunkAt(pos); i < this.chunks.length && (this.starts[i] as number) < end; i++) {
+      const start = this.starts[i] as number;
       const c = this.chunks[i] as ObjectEntry;
-      const from = pos - (this.starts[i] as number);
-      const part = await this.part(c, from, Math.min(c.size, from + end - pos));
-      if (part.length === 0) break; // gone between the listing and the GET: the run was deleted meanwhile
-      parts.push(part);
-      pos += part.length;
+      spans.push({ c, from: Math.max(pos, start) - start, to: Math.min(c.size, end - start) });
     }
-    return parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
+    const parts = await mapLimit(spans, FETCH_CONCURRENCY, async (sp) => ({ buf: await this.part(sp.c, sp.from, sp.to), want: sp.to - sp.from }));
+    // A chunk gone between the listing and the GET (the run was deleted meanwhile) ends the bytes there.
+    const short = parts.findIndex((p) => p.buf.length < p.want);
+    const kept = (short === -1 ? parts : parts.slice(0, short + 1)).map((p) => p.buf);
+    return kept.length === 1 ? (kept[0] as Buffer) : Buffer.concat(kept);
   }
 
   private chunkAt(pos: number): number {
