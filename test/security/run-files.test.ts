@@ -28,6 +28,14 @@ async function finished(srv: TestServer, dag: string, id: string): Promise<any> 
   }, `${dag}/${id} to finish`);
 }
 
+/** Starts a run and waits for it to succeed: the planting step must have done its work. */
+async function succeeded(srv: TestServer, dag: string, id: string): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  expect((await srv.post(`/dags/${dag}/start`, { dagRunId: id })).status).toBe(200);
+  const run = await finished(srv, dag, id);
+  expect(run.statusLabel).toBe('succeeded');
+  return run;
+}
+
 /** A GET that must answer (a planted FIFO must not hang it), without a 500 and without the secret. */
 async function safeGet(srv: TestServer, path: string): Promise<Reply> {
   const r = await Promise.race([
@@ -44,37 +52,25 @@ describe('a step plants links in its run directory', () => {
   let secret: string;
   beforeAll(async () => {
     secret = secretDir(srv);
-    srv.dag('plant-files', `
-steps:
-  - name: first
-    command: echo first-output
-  - name: plant
-    depends: [first]
-    script: |
-      d=$(dirname "$DAG_RUN_STEP_STDOUT_FILE")
-      ln -sf "${secret}/first.out" "$d/first.out"
-      ln -sf "${secret}/plant.out" "$DAG_RUN_STEP_STDOUT_FILE"
-      rm -f "$DAG_RUN_STEP_STDERR_FILE" && mkfifo "$DAG_RUN_STEP_STDERR_FILE"
-      ln -sf "${secret}/run.log" "$DAG_RUN_LOG_FILE"
-`);
-    srv.dag('plant-dir', `
-steps:
-  - name: first
-    command: echo first-output
-  - name: plant
-    depends: [first]
-    script: |
-      d=$(dirname "$DAG_RUN_STEP_STDOUT_FILE")
-      mv "$d" "$d.moved" && ln -s "${secret}" "$d"
-`);
+    /** `first` prints; `plant`, after it, runs the script (each line indented into the block scalar). */
+    const planting = (script: string[]): string => [
+      'steps:', '  - name: first', '    command: echo first-output',
+      '  - name: plant', '    depends: [first]', '    script: |', '      d=$(dirname "$DAG_RUN_STEP_STDOUT_FILE")',
+      ...script.map((l) => `      ${l}`),
+    ].join('\n');
+    srv.dag('plant-files', planting([
+      `ln -sf "${secret}/first.out" "$d/first.out"`,
+      `ln -sf "${secret}/plant.out" "$DAG_RUN_STEP_STDOUT_FILE"`,
+      'rm -f "$DAG_RUN_STEP_STDERR_FILE" && mkfifo "$DAG_RUN_STEP_STDERR_FILE"',
+      `ln -sf "${secret}/run.log" "$DAG_RUN_LOG_FILE"`,
+    ]));
+    srv.dag('plant-dir', planting([`mv "$d" "$d.moved" && ln -s "${secret}" "$d"`]));
     await srv.start();
   });
   afterAll(async () => srv.stop());
 
   test('step logs, the run log and outputs answer without the links\' targets, and nothing is appended to them', async () => {
-    expect((await srv.post('/dags/plant-files/start', { dagRunId: 'f1' })).status).toBe(200);
-    const run = await finished(srv, 'plant-files', 'f1');
-    expect(run.statusLabel).toBe('succeeded');
+    const run = await succeeded(srv, 'plant-files', 'f1');
     const plant = (run.nodes as { step: { name: string }; stdout: string }[]).find((n) => n.step.name === 'plant')!;
     expect(lstatSync(plant.stdout as string).isSymbolicLink()).toBe(true);
     expect(lstatSync(run.log as string).isSymbolicLink()).toBe(true);
@@ -94,9 +90,7 @@ steps:
   });
 
   test('a directory of the run replaced by a link is not followed', async () => {
-    expect((await srv.post('/dags/plant-dir/start', { dagRunId: 'd1' })).status).toBe(200);
-    const run = await finished(srv, 'plant-dir', 'd1');
-    expect(run.statusLabel).toBe('succeeded');
+    const run = await succeeded(srv, 'plant-dir', 'd1');
     expect(lstatSync(dirname(run.nodes[0].stdout as string)).isSymbolicLink()).toBe(true);
     for (const path of ['first/log', 'first/log?tail=1', 'first/log?stream=stderr', 'plant/log', 'plant/log?tail=1&stream=stderr']) {
       await safeGet(srv, `/dag-runs/plant-dir/d1/steps/${path}`);
@@ -119,9 +113,7 @@ steps:
   afterAll(async () => srv.stop());
 
   test('tail=1, head=1 and a default page answer within the byte budget', async () => {
-    expect((await srv.post('/dags/huge-line/start', { dagRunId: 'h1' })).status).toBe(200);
-    const run = await finished(srv, 'huge-line', 'h1');
-    expect(run.statusLabel).toBe('succeeded');
+    await succeeded(srv, 'huge-line', 'h1');
     for (const q of ['?tail=1', '?head=1', '', '?offset=1&limit=1']) {
       const r = await srv.get(`/dag-runs/huge-line/h1/steps/print/log${q}`);
       expect(r.status).toBe(200);
