@@ -5,9 +5,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
-// openLog opens a log file for appending, creating its directory.
+// openLog opens a log file for appending, creating its directory. Other steps share the volume: a link
+// planted at the log is not followed (the open fails) and a planted FIFO does not block it.
 func openLog(path string) (*os.File, error) {
 	if path == "" {
 		return nil, nil
@@ -15,7 +17,7 @@ func openLog(path string) (*os.File, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
 }
 
 // Result is what the entry records of the step: read back when the Pod is gone.
@@ -37,8 +39,22 @@ func writeResult(path string, r Result) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
+	// A fresh temp file, never one planted there (O_EXCL fails on a link too); synced before the rename.
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, body, 0o644); err != nil {
+	_ = os.Remove(tmp)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(body); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)

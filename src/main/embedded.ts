@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
 import { isProcessAlive, processStartTicks } from '../runtime/shell/liveness.js';
 import { LocalOwnership } from '../adapters/store/local/ownership.js';
 import { LocalRunStore } from '../adapters/store/local/run-store.js';
@@ -40,7 +41,7 @@ export function embeddedDeps(config: Config, log: EngineLogger, hooks: Pick<Engi
   const store = new LocalRunStore({ dataDir: config.dataDir });
   const forkServer = config.forkServer ? new ForkServer({ native: nativeForkServer() }) : undefined;
   if (hooks.onState) forkServer?.warm();
-  const logs = new FsLogStore((k) => store.runDir(k));
+  const logs = new FsLogStore(join(resolve(config.dataDir), 'runs'), (k) => store.runDir(k));
   const shell = new ProcessExecutor({ layout: (req) => logs.execFiles(req.identity, req.merged), ...(forkServer ? { forkServer } : {}) });
   const clock = { now: () => Date.now() };
   const containers = embeddedContainers(config, { logs, store, log });
@@ -60,10 +61,16 @@ export function embeddedBackend(config: Config, log: EngineLogger, hooks: Pick<E
   return {
     name: 'embedded', engine: embeddedDeps(config, log, hooks), drives: true,
     dags: embeddedDagStore(config),
-    records: { users: localUsers(config.dataDir), apiKeys: localApiKeys(config.dataDir), webhooks: localWebhooks(config.dataDir) },
+    records: records(config.dataDir, log),
     problem: () => dataDirProblem(config.dataDir),
     close: async () => undefined,
   };
+}
+
+/** The auth and webhook records under the data directory; an entry they cannot read is logged, and kept. */
+function records(dataDir: string, log: EngineLogger): Backend['records'] {
+  const report = (msg: string, fields: Record<string, unknown>): void => log.warn(msg, fields);
+  return { users: localUsers(dataDir, report), apiKeys: localApiKeys(dataDir, report), webhooks: localWebhooks(dataDir, report) };
 }
 
 /** Why the data directory cannot hold state (a cheap access check), or undefined. */

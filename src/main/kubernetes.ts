@@ -6,7 +6,7 @@
  */
 import { statusFloorProblem } from '../core/run/status-floor.js';
 import { DEFAULT_MAX_STATUS_BYTES } from '../adapters/kube/run-mapping.js';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { apiProblem, defaultNamespace, loadKubeConfig, Secrets } from '../adapters/kube/client.js';
 import { DomainError } from '../core/errors.js';
 import { KubeDagStore } from '../adapters/kube/dag-store.js';
@@ -38,7 +38,8 @@ const notOwned: Ownership = { acquire: async () => false, release: async () => u
 
 /** The filesystem log store of the kubernetes backend: SVC_DATA_DIR/runs/<DagRun name>/ on a shared volume. */
 export function kubeFsLogs(config: Pick<Config, 'dataDir'>): FsLogStore {
-  return new FsLogStore((k) => join(config.dataDir, 'runs', dagRunName(k.dagName, k.dagRunId)));
+  const root = join(resolve(config.dataDir), 'runs');
+  return new FsLogStore(root, (k) => join(root, dagRunName(k.dagName, k.dagRunId)));
 }
 
 function logStore(config: Config, log: EngineLogger): { logs: LogStore; close(): Promise<void> } {

@@ -16,7 +16,7 @@ import { AlreadyExistsError, BadRequestError, NotFoundError } from '../../core/e
 import type { DagFileInfo, DagFileText, DagStore } from '../../core/ports/dag-store.js';
 import { checkSpecSize } from '../../core/spec/limits.js';
 import { isValidFileName } from '../../core/spec/names.js';
-import { isNotFound, readdirOrEmpty, writeFileAtomic } from '../fs/atomic.js';
+import { isNotFound, readdirOrEmpty, syncDir, writeFileAtomic } from '../fs/atomic.js';
 
 const EXTENSIONS = ['.yaml', '.yml'] as const;
 
@@ -90,6 +90,7 @@ export class FsDagStore implements DagStore {
     } finally {
       await unlink(tmp).catch(() => undefined);
     }
+    await syncDir(this.dagsDir); // the link is the write: make it durable as a rename would be
   }
 
   async delete(fileName: string): Promise<void> {
@@ -111,6 +112,7 @@ export class FsDagStore implements DagStore {
       throw e;
     }
     await unlink(found.path);
+    await syncDir(this.dagsDir);
     const suspended = await this.isSuspended(fileName);
     await rm(this.flag(fileName), { force: true });
     if (suspended) await this.setSuspended(newFileName, true);

@@ -2,15 +2,16 @@
  * Appends through file descriptors kept open, a bounded number of them: one write(2) per append instead of
  * open, write and close (the run log is appended to on every state change of a run, on the path from one
  * step's end to the next step's start). A file removed meanwhile (its run deleted) is opened anew.
+ * Files are opened under a root without following links (safe-open.ts): a step that replaced a log with a
+ * link gets a PlantedFileError for the append, never an append to the link's target.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { isNotFound } from './atomic.js';
+import { closeSync, fstatSync, writeSync } from 'node:fs';
+import { openForAppend } from './safe-open.js';
 
 export class Appender {
   private readonly fds = new Map<string, number>();
 
-  constructor(private readonly max = 32) {}
+  constructor(private readonly root: string, private readonly max = 32) {}
 
   append(path: string, text: string): void {
     let fd = this.fds.get(path);
@@ -32,13 +33,7 @@ export class Appender {
       this.fds.delete(oldest);
       closeQuietly(fd);
     }
-    try {
-      return openSync(path, 'a');
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-      mkdirSync(dirname(path), { recursive: true });
-      return openSync(path, 'a');
-    }
+    return openForAppend(this.root, path);
   }
 }
 

@@ -70,3 +70,17 @@ describe('readHead', () => {
     expect(await readHead(join(dir, 'nope'), 3)).toBeUndefined();
   });
 });
+
+describe('writeFileAtomic and links', () => {
+  it('replaces a link planted at the target instead of writing through it', async () => {
+    const outside = join(dir, 'outside');
+    await writeFile(outside, 'keep');
+    const { symlink, lstat } = await import('node:fs/promises');
+    const p = join(dir, 'state.json');
+    await symlink(outside, p);
+    await writeFileAtomic(p, 'new');
+    expect(await readFile(outside, 'utf8')).toBe('keep');
+    expect((await lstat(p)).isFile()).toBe(true);
+    expect(await readFile(p, 'utf8')).toBe('new');
+  });
+});

@@ -2,13 +2,15 @@
  * Atomic file writes and tolerant JSON reads: the only durability primitive of the embedded backend.
  *
  * Invariant: a reader sees either the previous content or the new content of a file, never a
- * partial one. Writes go to a unique temp file in the same directory (same file system, so rename
- * is atomic) and are renamed over the target. No fsync: a power loss may lose the latest write,
- * never leave a torn file behind rename (the store is level-triggered and tolerates a lost write).
+ * partial one, and a write that returned survives a crash or power loss. Writes go to a unique temp
+ * file in the same directory (same file system, so rename is atomic), created exclusively (O_EXCL: a
+ * link planted at its name fails the write instead of being written through), synced, renamed over
+ * the target (rename replaces a link there, never follows it), and the directory is synced so the
+ * rename itself is on disk.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
-import { closeSync, openSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { closeSync, fsyncSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** A file exists but does not hold what we wrote (hand-edited, truncated by a disk problem). */
@@ -34,12 +36,35 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
   if (opts.mkdir ?? true) await mkdir(dirname(path), { recursive: true });
   const tmp = tempName(path);
   try {
-    await writeFile(tmp, data);
+    const fh = await open(tmp, 'wx', 0o644);
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
     await rename(tmp, path);
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
     throw err;
   }
+  await syncDir(dirname(path));
+}
+
+/** Makes the entries of a directory (a rename or link into it) durable. */
+export async function syncDir(dir: string): Promise<void> {
+  const fh = await open(dir, 'r');
+  try { await fh.sync(); } finally { await fh.close(); }
+}
+
+function syncDirSync(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try { fsyncSync(fd); } finally { closeSync(fd); }
+}
+
+function writeAllSync(fd: number, data: string | Uint8Array): void {
+  const buf = typeof data === 'string' ? Buffer.from(data) : data;
+  for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off, buf.length - off);
 }
 
 /**
@@ -49,12 +74,19 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
 export function writeFileAtomicSync(path: string, data: string | Uint8Array): void {
   const tmp = tempName(path);
   try {
-    writeFileSync(tmp, data);
+    const fd = openSync(tmp, 'wx', 0o644);
+    try {
+      writeAllSync(fd, data);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, path);
   } catch (err) {
     try { unlinkSync(tmp); } catch { /* never created */ }
     throw err;
   }
+  syncDirSync(dirname(path));
 }
 
 /** The first bytes of a file, synchronously; undefined when it does not exist. */

@@ -3,15 +3,62 @@
  * backend). Uses jest globals; imported by test files only.
  */
 import type { ExecIdentity } from '../../core/naming.js';
-import { execLog, runLog, type LogStore } from '../../core/ports/log-store.js';
+import { execLog, runLog, type LogRef, type LogStore } from '../../core/ports/log-store.js';
+import { LINE_CUT, MAX_LINE_BYTES, MAX_PAGE_BYTES } from './pager.js';
 
 const exec = (over: Partial<ExecIdentity> = {}): ExecIdentity => ({ dagName: 'etl', dagRunId: 'r1', attemptId: 'a1', node: 'load data', attempt: 0, ...over });
 const ten = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`);
 
-export function logStoreConformance(name: string, make: () => Promise<LogStore>): void {
+/** For stores a step can write into: replaces what `ref` names (its file, or `dir` levels up) with a link to `target`. */
+export type PlantLink = (logs: LogStore, ref: LogRef, target: string, dirsUp?: number) => Promise<void>;
+
+const bytesOf = (s: string | undefined): number => Buffer.byteLength(s ?? '');
+
+export function logStoreConformance(name: string, make: () => Promise<LogStore>, plant?: PlantLink, secretFile?: () => Promise<string>): void {
   describe(`LogStore conformance: ${name}`, () => {
     let logs: LogStore;
     beforeEach(async () => { logs = await make(); });
+
+    it('cuts a line longer than the line budget and ends a page at the page budget, both ways', async () => {
+      const ref = execLog(exec({ node: 'huge' }), 'stdout', false);
+      await logs.append(ref, `${'x'.repeat(3 * 1024 * 1024)}\nshort\n`);
+      const head = await logs.page(ref, { head: 1 });
+      expect(head).toMatchObject({ lineCount: 1, totalLines: 2, hasMore: true });
+      expect(head?.content.endsWith(LINE_CUT)).toBe(true);
+      expect(bytesOf(head?.content)).toBe(MAX_LINE_BYTES + bytesOf(LINE_CUT));
+      expect(await logs.page(ref, { tail: 1 })).toMatchObject({ content: 'short', totalLines: 2 });
+      expect(bytesOf((await logs.page(ref, { tail: 2 }))?.content)).toBeLessThanOrEqual(MAX_LINE_BYTES + bytesOf(LINE_CUT) + 6);
+      const wide = execLog(exec({ node: 'wide' }), 'stdout', false);
+      const line = 'é'.repeat(20_000); // 40,000 bytes: under the line budget, over the page budget 60 times
+      await logs.append(wide, `${Array.from({ length: 60 }, () => line).join('\n')}\n`);
+      for (const q of [{}, { tail: 60 }, { offset: 2 }]) {
+        const p = await logs.page(wide, q);
+        expect(bytesOf(p?.content)).toBeLessThanOrEqual(MAX_PAGE_BYTES);
+        expect(p).toMatchObject({ totalLines: 60, hasMore: true });
+        expect(p?.content.split('\n').every((l) => l === line)).toBe(true);
+      }
+    });
+
+    if (plant && secretFile) {
+      it('never reads or appends through a link planted at a log, outputs.json or a directory', async () => {
+        const secret = await secretFile();
+        const key = { dagName: 'etl', dagRunId: 'r1' };
+        const out = execLog(exec(), 'stdout', false);
+        await logs.append(out, 'mine\n');
+        await logs.writeOutputs(key, 'a1', { outputs: {} });
+        await plant(logs, out, secret);
+        expect(await logs.page(out, {})).toBeUndefined();
+        expect(await logs.text(out, 100)).toBeUndefined();
+        await expect(logs.append(out, 'appended\n')).rejects.toThrow(/link/);
+        const run = runLog(key, 'a1');
+        await logs.append(run, 'run\n');
+        await plant(logs, run, secret, 1); // the attempt's directory
+        expect(await logs.page(run, { tail: 1 })).toBeUndefined();
+        expect(await logs.readOutputs(key, 'a1')).toBeUndefined();
+        await expect(logs.append(run, 'appended\n')).rejects.toThrow(/link/);
+        await expect(logs.writeOutputs(key, 'a1', { outputs: {} })).rejects.toThrow(/link/);
+      });
+    }
 
     it('a log that was never written is undefined', async () => {
       expect(await logs.page(execLog(exec(), 'stdout', false), {})).toBeUndefined();

@@ -8,14 +8,17 @@
  *                                 exec/records               exec records (runtime/shell/records.ts)
  *                                 scratch/                   generated script files
  *                                 outputs.json
+ * Steps can write under <runDir> (embedded they run as this user; on Kubernetes they share the volume):
+ * nothing here follows a link or reads a non-regular file below the store's root (fs/safe-open.ts). A
+ * planted one reads as absent and an append to it fails; its target is neither read nor written.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { ExecIdentity } from '../../core/naming.js';
 import type { LogPage, LogQuery, LogRef, LogStore } from '../../core/ports/log-store.js';
 import type { RunKey } from '../../core/ports/run-store.js';
-import { readHead, writeFileAtomic } from '../fs/atomic.js';
+import { writeFileAtomic } from '../fs/atomic.js';
 import { Appender } from '../fs/appender.js';
+import { absentIfPlanted, ensureDirUnder, readHeadUnder } from '../fs/safe-open.js';
 import { FsLogPages } from './fs-pages.js';
 
 /**
@@ -42,12 +45,21 @@ export interface LocalExecFiles {
   scratchDir: string;
 }
 
-export class FsLogStore implements LogStore {
-  private readonly appender = new Appender();
-  private readonly pages = new FsLogPages();
+/** outputs.json is read whole: past this it is refused rather than held in memory. */
+const MAX_OUTPUTS_BYTES = 16 * 1024 * 1024;
 
-  /** `runDir`: the run's directory (the local run store's layout). */
-  constructor(private readonly runDir: (key: RunKey) => string) {}
+export class FsLogStore implements LogStore {
+  private readonly appender: Appender;
+  private readonly pages: FsLogPages;
+
+  /**
+   * `root`: the directory every run directory is under, created by svc (below it nothing is trusted);
+   * `runDir`: the run's directory (the local run store's layout).
+   */
+  constructor(readonly root: string, private readonly runDir: (key: RunKey) => string) {
+    this.appender = new Appender(root);
+    this.pages = new FsLogPages(root);
+  }
 
   private attemptDir(key: RunKey, attemptId: string): string {
     return join(this.runDir(key), 'attempts', safeFileName(attemptId));
@@ -88,24 +100,22 @@ export class FsLogStore implements LogStore {
   }
 
   async text(ref: LogRef, maxBytes: number): Promise<string | undefined> {
-    try {
-      return await readHead(this.locate(ref), maxBytes);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EISDIR') return undefined;
-      throw e;
-    }
+    return absentIfPlanted(readHeadUnder(this.root, this.locate(ref), maxBytes));
   }
 
+  /** Renamed into place (rename replaces a planted link, never writes through it), in directories checked on the way. */
   async writeOutputs(key: RunKey, attemptId: string, body: unknown): Promise<void> {
-    await writeFileAtomic(join(this.attemptDir(key, attemptId), 'outputs.json'), JSON.stringify(body, null, 2));
+    const file = join(this.attemptDir(key, attemptId), 'outputs.json');
+    ensureDirUnder(this.root, dirname(file));
+    await writeFileAtomic(file, JSON.stringify(body, null, 2), { mkdir: false });
   }
 
   async readOutputs(key: RunKey, attemptId: string): Promise<unknown | undefined> {
-    try {
-      return JSON.parse(await readFile(join(this.attemptDir(key, attemptId), 'outputs.json'), 'utf8'));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw e;
-    }
+    const file = join(this.attemptDir(key, attemptId), 'outputs.json');
+    const text = await absentIfPlanted(readHeadUnder(this.root, file, MAX_OUTPUTS_BYTES + 1));
+    if (text === undefined) return undefined;
+    if (Buffer.byteLength(text) > MAX_OUTPUTS_BYTES) throw new Error(`${file} is over ${MAX_OUTPUTS_BYTES} bytes`);
+    return JSON.parse(text);
   }
 }
+

@@ -5,7 +5,7 @@ import { FsLogPages } from './fs-pages.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-logpages-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const reader = new FsLogPages();
+const reader = new FsLogPages(dir);
 const file = (name: string, text: string): string => {
   const p = join(dir, name);
   writeFileSync(p, text);

@@ -1,7 +1,7 @@
 /** The LogStore in memory: for engine unit tests (no disk) and as the conformance suite's reference. */
-import { pageOfText } from '../../core/log-page.js';
 import type { LogPage, LogQuery, LogRef, LogStore } from '../../core/ports/log-store.js';
 import type { RunKey } from '../../core/ports/run-store.js';
+import { bufferSource, pageOf } from './pager.js';
 
 const runPart = (k: RunKey, attemptId: string): string => `${k.dagName}/${k.dagRunId}/${attemptId}`;
 
@@ -22,7 +22,7 @@ export class MemoryLogStore implements LogStore {
 
   async page(ref: LogRef, q: LogQuery): Promise<LogPage | undefined> {
     const text = this.logs.get(this.locate(ref));
-    return text === undefined ? undefined : pageOfText(text, q);
+    return text === undefined ? undefined : pageOf(bufferSource(Buffer.from(text)), q);
   }
 
   async text(ref: LogRef, maxBytes: number): Promise<string | undefined> {

@@ -9,11 +9,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { pageOfText } from '../../core/log-page.js';
 import type { LogPage, LogQuery, LogRef, LogStore } from '../../core/ports/log-store.js';
 import type { RunKey } from '../../core/ports/run-store.js';
 import { logKey, normalizePrefix, outputsKey } from './s3-keys.js';
 import { S3Objects } from './s3-objects.js';
+import { pageOf, type ByteSource } from './pager.js';
 import { S3LogReader } from './s3-reader.js';
 import { S3ChunkWriter } from './s3-writer.js';
 
@@ -70,13 +70,13 @@ export class S3LogStore implements LogStore {
   }
 
   async page(ref: LogRef, q: LogQuery): Promise<LogPage | undefined> {
-    const bytes = await this.read(ref);
-    return bytes === undefined ? undefined : pageOfText(bytes.toString('utf8'), q);
+    const src = await this.source(ref);
+    return src === undefined ? undefined : pageOf(src, q);
   }
 
   async text(ref: LogRef, maxBytes: number): Promise<string | undefined> {
-    const bytes = await this.read(ref, maxBytes);
-    return bytes === undefined ? undefined : bytes.subarray(0, maxBytes).toString('utf8');
+    const src = await this.source(ref);
+    return src === undefined ? undefined : (await src.read(0, maxBytes)).toString('utf8');
   }
 
   async writeOutputs(run: RunKey, attemptId: string, body: unknown): Promise<void> {
@@ -98,9 +98,9 @@ export class S3LogStore implements LogStore {
     return this.writer.close();
   }
 
-  private async read(ref: LogRef, maxBytes?: number): Promise<Buffer | undefined> {
+  private async source(ref: LogRef): Promise<ByteSource | undefined> {
     const key = logKey(this.prefix, ref);
     await this.writer.flush(key); // read-after-write within this process
-    return this.reader.read(key, maxBytes);
+    return this.reader.source(key);
   }
 }

@@ -1,4 +1,4 @@
-/** The few S3 calls the log store makes, over one bucket: put, get (undefined when absent), list a prefix, delete. */
+/** The few S3 calls the log store makes, over one bucket: put, get (undefined when absent; whole or a range), list a prefix, delete. */
 import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 
 export interface ObjectEntry {
@@ -19,9 +19,11 @@ export class S3Objects {
     await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentLength: bytes.length, ContentType: contentType }));
   }
 
-  async get(key: string): Promise<Buffer | undefined> {
+  /** The object, or the bytes [start, end) of it when a range is given. */
+  async get(key: string, range?: { start: number; end: number }): Promise<Buffer | undefined> {
     try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const Range = range === undefined ? undefined : `bytes=${range.start}-${range.end - 1}`;
+      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, ...(Range ? { Range } : {}) }));
       return Buffer.from((await res.Body?.transformToByteArray()) ?? []);
     } catch (e) {
       if (isNotFound(e)) return undefined;

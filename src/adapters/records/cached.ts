@@ -6,6 +6,9 @@
 import type { RecordCollection } from '../../core/ports/records.js';
 import { KeyedMutex } from '../store/local/mutex.js';
 
+/** Told of a stored entry the collection could not read and keeps aside (a server logs it as a warning). */
+export type ReportProblem = (message: string, fields: Record<string, unknown>) => void;
+
 export abstract class CachedCollection<T extends object> implements RecordCollection<T> {
   private cache?: T[];
   private loading?: Promise<T[]>;

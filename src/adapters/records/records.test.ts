@@ -1,5 +1,5 @@
 /** Every RecordCollection adapter passes the conformance suite; the file layouts skip what they cannot trust. */
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { recordsConformance, type Rec } from './conformance.js';
@@ -27,11 +27,26 @@ recordsConformance('FileDirRecords (a file per record)', async () => {
 });
 
 describe('file layouts', () => {
-  test('FileRecords drops records of the wrong shape and reads a missing file as empty', async () => {
+  test('FileRecords reports and keeps records of the wrong shape, and reads a missing file as empty', async () => {
     const dir = tmp();
-    writeFileSync(join(dir, 'r.json'), JSON.stringify([{ key: 'a', value: 1 }, { key: 'b' }, 'x', null]));
-    expect(await new FileRecords(join(dir, 'r.json'), isRec).all()).toEqual([{ key: 'a', value: 1 }]);
+    const bad = [{ key: 'b' }, 'x', null];
+    writeFileSync(join(dir, 'r.json'), JSON.stringify([{ key: 'a', value: 1 }, ...bad]));
+    const problems: string[] = [];
+    const c = new FileRecords(join(dir, 'r.json'), isRec, (m) => problems.push(m));
+    expect(await c.all()).toEqual([{ key: 'a', value: 1 }]);
+    expect(problems).toHaveLength(3);
+    await c.update((all) => ({ next: [...all, { key: 'c', value: 3 }], result: undefined }));
+    expect(JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'))).toEqual([{ key: 'a', value: 1 }, { key: 'c', value: 3 }, ...bad]);
     expect(await new FileRecords(join(dir, 'none.json'), isRec).all()).toEqual([]);
+  });
+
+  test('FileRecords refuses to read or write over a file that is not a JSON array', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'r.json'), '{"key": "a"}');
+    const c = new FileRecords(join(dir, 'r.json'), isRec);
+    await expect(c.all()).rejects.toThrow(/not a JSON array/);
+    await expect(c.update(() => ({ next: [], result: undefined }))).rejects.toThrow(/not a JSON array/);
+    expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe('{"key": "a"}');
   });
 
   test('FileDirRecords: torn, foreign, mismatched and oddly named files are skipped, and left alone', async () => {
@@ -47,6 +62,9 @@ describe('file layouts', () => {
     expect(readdirSync(dir)).toHaveLength(6);
     await expect(c.update((all) => ({ next: [...all, { key: '../x', value: 0 }], result: undefined }))).rejects.toThrow(/invalid/);
     await expect(c.update((all) => ({ next: [...all, ...all], result: undefined }))).rejects.toThrow(/repeated/);
+    await expect(c.update((all) => ({ next: [...all, { key: 'partial', value: 1 }], result: undefined }))).rejects.toMatchObject({ code: 'conflict' });
+    await expect(c.update((all) => ({ next: [...all, { key: 'torn', value: 1 }], result: undefined }))).rejects.toThrow(/cannot be read/);
     expect(readdirSync(dir)).toHaveLength(6);
+    expect(readFileSync(join(dir, 'torn.json'), 'utf8')).toBe('{"key": ');
   });
 });

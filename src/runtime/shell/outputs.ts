@@ -4,11 +4,14 @@
  * crash loses nothing). Piped: through the engine, when secrets must be masked, `stdout:`/`stderr:`
  * copies are requested, or the output must not be stored at all (unlogged).
  */
-import { closeSync, openSync, statSync } from 'node:fs';
+import { closeSync, constants, openSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { ChildProcess, StdioOptions } from 'node:child_process';
 import type { LocalRequest } from './local.js';
-import { LogSink, newCapture, pump, type Capture } from './sink.js';
+import { LOG_APPEND, LogSink, newCapture, pump, type Capture } from './sink.js';
+
+/** The capture reads the stdout log the way LogSink appends to it: never through a link. */
+const LOG_READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 export interface StepOutputs {
   /** stdio for one spawned command. */
@@ -44,8 +47,8 @@ class DirectOutputs implements StepOutputs {
   }
 
   stdio(): StdioOptions {
-    const out = openSync(this.req.files.stdout, 'a');
-    const err = this.req.files.stderr === this.req.files.stdout ? out : openSync(this.req.files.stderr, 'a');
+    const out = openSync(this.req.files.stdout, LOG_APPEND, 0o644);
+    const err = this.req.files.stderr === this.req.files.stdout ? out : openSync(this.req.files.stderr, LOG_APPEND, 0o644);
     this.fds = [...new Set([out, err])];
     return ['ignore', out, err];
   }
@@ -68,11 +71,13 @@ class DirectOutputs implements StepOutputs {
   async finish(): Promise<Capture | undefined> {
     if (!this.req.capture) return undefined;
     const limit = this.req.maxOutputSize;
-    const fh = await open(this.req.files.stdout, 'r');
+    const fh = await open(this.req.files.stdout, LOG_READ);
     try {
-      const buf = Buffer.alloc(Math.min(limit + 1, Math.max(0, sizeOf(this.req.files.stdout) - this.start)));
-      const { bytesRead } = await fh.read(buf, 0, buf.length, this.start);
+      const st = await fh.stat();
       const cap = newCapture();
+      if (!st.isFile()) return cap;
+      const buf = Buffer.alloc(Math.min(limit + 1, Math.max(0, st.size - this.start)));
+      const { bytesRead } = await fh.read(buf, 0, buf.length, this.start);
       cap.bytes = bytesRead;
       cap.overflow = bytesRead > limit;
       if (!cap.overflow) cap.chunks.push(buf.subarray(0, bytesRead).toString('utf8'));
@@ -90,9 +95,10 @@ class PipedOutputs implements StepOutputs {
 
   constructor(private readonly req: LocalRequest) {
     const log = (path: string): string[] => (req.unlogged ? [] : [path]);
-    this.out = new LogSink([...log(req.files.stdout), ...(req.files.stdoutCopy ? [req.files.stdoutCopy] : [])]);
+    // The `stdout:`/`stderr:` copies are files the DAG names: opened as the step would open them.
+    this.out = new LogSink(log(req.files.stdout), req.files.stdoutCopy);
     // Merged logs: both sinks append (O_APPEND) to the same file; the `stdout:` copy still gets stdout only.
-    this.err = new LogSink([...log(req.files.stderr), ...(req.files.stderrCopy ? [req.files.stderrCopy] : [])]);
+    this.err = new LogSink(log(req.files.stderr), req.files.stderrCopy);
     this.capture = req.capture ? newCapture() : undefined;
   }
 
@@ -134,6 +140,6 @@ function sizeOf(path: string): number {
 }
 
 async function appendText(path: string, text: string): Promise<void> {
-  const fh = await open(path, 'a');
+  const fh = await open(path, LOG_APPEND, 0o644);
   try { await fh.write(text); } finally { await fh.close(); }
 }

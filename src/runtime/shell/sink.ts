@@ -1,5 +1,5 @@
 /** Streams one pipe of a step into its log file(s) with secrets masked, and captures stdout for `output:`. */
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { constants, createWriteStream, openSync, type WriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { createMasker } from '../../core/vars/mask.js';
 
@@ -11,11 +11,34 @@ export interface Capture {
 
 export const newCapture = (): Capture => ({ chunks: [], bytes: 0, overflow: false });
 
+/**
+ * The engine's own opens of a step's log files never go through a link planted at the file (O_NOFOLLOW:
+ * the open fails) nor block on a planted FIFO (O_NONBLOCK). The log store reads them with every directory
+ * checked too (adapters/fs/safe-open.ts); here the step runs as this user, so this only keeps the engine
+ * from writing or capturing through a link what the step itself could not.
+ */
+export const LOG_APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/** A log file for appending; undefined when something other than a file was planted there (it gets nothing). */
+function openLog(path: string): WriteStream | undefined {
+  try {
+    return createWriteStream(path, { fd: openSync(path, LOG_APPEND, 0o644) });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'ENXIO' || code === 'EISDIR') return undefined;
+    throw e;
+  }
+}
+
 export class LogSink {
   private readonly streams: WriteStream[];
 
-  constructor(paths: string[]) {
-    this.streams = [...new Set(paths)].map((p) => createWriteStream(p, { flags: 'a' }));
+  /** `logs`: the step's log files, never opened through a link; `copy`: a file the DAG names. */
+  constructor(logs: string[], copy?: string) {
+    this.streams = [
+      ...[...new Set(logs)].flatMap((p) => openLog(p) ?? []),
+      ...(copy && !logs.includes(copy) ? [createWriteStream(copy, { flags: 'a' })] : []),
+    ];
   }
 
   write(text: string): void {

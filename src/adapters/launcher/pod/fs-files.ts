@@ -2,16 +2,23 @@
  * Where step Pods write: the files of the filesystem log store, on a volume the operator and every step
  * Pod mount at the same path (a ReadWriteMany claim; on the test bed, the host's directory). Beside the
  * logs, each execution's result file: `<attempt>/exec/results/<record key>.json`.
+ * Every step Pod can write anywhere on the volume, so every file here is opened under the log store's root
+ * without following links (fs/safe-open.ts): a link planted at a log, a result or a directory is neither
+ * read (a planted stdout captures nothing, a planted result is no result) nor appended through.
  */
-import { existsSync } from 'node:fs';
-import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
+import { closeSync, writeSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ExecRequest } from '../../../core/ports/executor.js';
 import type { FsLogStore } from '../../logstore/fs-log-store.js';
-import { readHead, writeFileAtomic } from '../../fs/atomic.js';
+import { writeFileAtomic } from '../../fs/atomic.js';
+import { absentIfPlanted, ensureDirUnder, openForAppend, readHeadUnder } from '../../fs/safe-open.js';
 import { isEntryResult, type EntryResult } from './outcome.js';
 import type { PodFiles } from './pod-launcher.js';
 import type { PodFilePaths } from './pod-spec.js';
+
+/** An entry's result is a few hundred bytes of JSON. */
+const MAX_RESULT_BYTES = 64 * 1024;
 
 export class FsPodFiles implements PodFiles {
   readonly uploads = false;
@@ -33,34 +40,37 @@ export class FsPodFiles implements PodFiles {
     return join(this.paths(req).root, 'agent');
   }
 
+  /** A planted result is no result: the operator writes its own over it (rename replaces the link). */
   async hasResult(req: ExecRequest): Promise<boolean> {
-    return existsSync(this.paths(req).result);
+    return (await this.resultText(req)) !== undefined;
   }
 
   async readResult(req: ExecRequest): Promise<EntryResult | undefined> {
-    let text: string;
-    try {
-      text = await readFile(this.paths(req).result, 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw e;
-    }
+    const text = await this.resultText(req);
+    if (text === undefined) return undefined;
     const v: unknown = JSON.parse(text);
     return isEntryResult(v) ? v : undefined;
   }
 
-  writeResult(req: ExecRequest, r: EntryResult): Promise<void> {
-    return writeFileAtomic(this.paths(req).result, JSON.stringify(r));
+  private resultText(req: ExecRequest): Promise<string | undefined> {
+    return absentIfPlanted(readHeadUnder(this.logs.root, this.paths(req).result, MAX_RESULT_BYTES));
+  }
+
+  async writeResult(req: ExecRequest, r: EntryResult): Promise<void> {
+    const file = this.paths(req).result;
+    ensureDirUnder(this.logs.root, dirname(file));
+    await writeFileAtomic(file, JSON.stringify(r), { mkdir: false });
   }
 
   readStdout(req: ExecRequest, maxBytes: number): Promise<string | undefined> {
-    return readHead(this.paths(req).stdout, maxBytes);
+    return absentIfPlanted(readHeadUnder(this.logs.root, this.paths(req).stdout, maxBytes));
   }
 
+  /** A planted stderr log gets no note (the note is the operator's, the log is the step's). */
   async note(req: ExecRequest, line: string): Promise<void> {
-    const file = this.paths(req).stderr;
-    await mkdir(dirname(file), { recursive: true });
-    await appendFile(file, `${line}\n`);
+    const fd = await absentIfPlanted(Promise.resolve().then(() => openForAppend(this.logs.root, this.paths(req).stderr)));
+    if (fd === undefined) return;
+    try { writeSync(fd, `${line}\n`); } finally { closeSync(fd); }
   }
 
   async discard(req: ExecRequest): Promise<void> {
