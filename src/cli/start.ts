@@ -6,6 +6,7 @@ import type { CliContext } from './context.js';
 import { loadDagArg } from './dag-arg.js';
 import { runKeyOf, type RunKey } from '../core/ports/run-store.js';
 import { nodeLog } from '../engine/services/presenter.js';
+import { checkRunConfig } from '../engine/services/start-policy.js';
 import { LogFollower, pause } from './follow.js';
 
 /** `--follow`: every step's stdout and stderr lines as they come, each prefixed with its step. */
@@ -42,6 +43,7 @@ export async function startCommand(ctx: CliContext, args: Args): Promise<number>
   }
   const params = flag(args, 'params') ?? (args.positional.length > 1 ? args.positional.slice(1).join(' ') : undefined);
   const runId = flag(args, 'run-id');
+  checkRunConfig(dag.definition, { params, dagRunId: runId });
   const run = await ctx.runs.create(dag, {
     ...(params !== undefined ? { params } : {}), ...(runId ? { dagRunId: runId } : {}),
     defaultWorkingDir: dirname(dag.sourceFile ?? resolve(file)),

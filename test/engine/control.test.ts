@@ -104,7 +104,8 @@ steps:
 
   /** Shell text for step s2: once the status written behind shows s2 running (within the write interval), copy it. */
   const copyWhenSaved = (dag: string, to: string): string => {
-    const f = `"$SVC_DATA_DIR/runs/${dag}/$DAG_RUN_ID/status.json"`;
+    // The data directory as a path: SVC_DATA_DIR is svc's own setting, which steps do not get.
+    const f = `"${sb.dataDir}/runs/${dag}/$DAG_RUN_ID/status.json"`;
     return `i=0; until grep -q '"name":"s2","status":1,' ${f} || [ $i -ge 500 ]; do i=$((i+1)); sleep 0.01; done; cp ${f} ${to}`;
   };
 

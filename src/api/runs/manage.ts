@@ -5,6 +5,7 @@ import type { RunStatus, NodeStatus } from '../../core/run/status.js';
 import { decodeRunCursor, encodeRunCursor, MAX_CURSOR_LENGTH } from '../../core/run/run-list.js';
 import { parseTagFilter } from '../../core/spec/tags.js';
 import { runDetail } from '../../engine/services/presenter.js';
+import { checkRunName } from '../../engine/services/start-policy.js';
 import type { RunFilter } from '../../engine/services/api.js';
 import { body, queryInt, queryList, queryString, show } from '../input.js';
 import { HttpError } from '../errors.js';
@@ -90,6 +91,7 @@ export function manageRouter(deps: RunsRouterDeps): Router {
     const b = body(req);
     const dagRunId = optRunId(b);
     const dagName = b.dagName === undefined || b.dagName === null || b.dagName === '' ? undefined : checkDagName(b.dagName, 'dagName');
+    if (dagName !== undefined) await checkRunName(deps.catalog, dagName, { definitionName: (await deps.runs.get(key)).spec.definition.name });
     res.json(await control.reschedule(key, { ...(dagRunId ? { dagRunId } : {}), ...(dagName ? { dagName } : {}) }));
   });
 

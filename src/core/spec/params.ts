@@ -3,6 +3,7 @@ import type { EnvEntry, ParamDef } from './types.js';
 import type { Problems } from './errors.js';
 import { idx } from './errors.js';
 import { isObj, scalarText, splitWords, unquote } from './values.js';
+import { paramNameProblem } from './param-names.js';
 
 /** A parameter value as text: scalars as written, null as '', structures as JSON. */
 function valueText(v: unknown): string {
@@ -23,18 +24,17 @@ function namedFromText(text: string): ParamDef {
   return eq < 0 ? { name: text.trim(), default: '' } : { name: text.slice(0, eq).trim(), default: unquote(text.slice(eq + 1)) };
 }
 
+/** A declared name follows the rule of a start's names (param-names.ts), so a start can set every param. */
 function checkName(p: ParamDef, path: string, problems: Problems): boolean {
-  if (p.name !== undefined && (p.name === '' || /[\s=]/.test(p.name))) {
-    problems.add(path, `invalid parameter name "${p.name}"`);
-    return false;
-  }
-  return true;
+  const problem = p.name === undefined ? undefined : paramNameProblem(p.name);
+  if (problem) problems.add(path, problem);
+  return problem === undefined;
 }
 
 /** params as a string, a map, or a list of names, `NAME=default` strings and `NAME: default` maps. */
 export function parseParams(raw: unknown, path: string, problems: Problems): ParamDef[] {
-  if (typeof raw === 'string') return parseParamString(raw);
-  if (isObj(raw)) return Object.entries(raw).map(([name, v]) => ({ name, default: valueText(v) }));
+  if (typeof raw === 'string') return parseParamString(raw).filter((d) => checkName(d, path, problems));
+  if (isObj(raw)) return Object.entries(raw).map(([name, v]) => ({ name, default: valueText(v) })).filter((d) => checkName(d, path, problems));
   if (!Array.isArray(raw)) return [];
   const out: ParamDef[] = [];
   raw.forEach((item, i) => {

@@ -14,6 +14,9 @@ const systemEnv = {
   USER: 'svc',
   SECRET_TOKEN: 'sys-secret',
   SVC_DATA_DIR: '/data',
+  SVC_AUTH_TOKEN_SECRET: 'jwt',
+  SVC_S3_BUCKET: 'b',
+  SVC_MINE: 'mine',
   LC_ALL: 'C',
   DAG_X: 'dx',
   DAGGER: 'no',
@@ -25,14 +28,14 @@ function input(over: Partial<StepEnvInput> = {}): StepEnvInput {
 }
 
 describe('filterSystemEnv', () => {
-  it('keeps the whitelist and prefixes only, dropping undefined', () => {
+  it('keeps the whitelist and prefixes only, less svc\'s own settings, dropping undefined', () => {
     expect(filterSystemEnv(systemEnv)).toEqual({
       PATH: '/usr/bin',
       HOME: '/home/svc',
       LANG: 'C.UTF-8',
       TZ: 'UTC',
       SHELL: '/bin/sh',
-      SVC_DATA_DIR: '/data',
+      SVC_MINE: 'mine',
       LC_ALL: 'C',
       DAG_X: 'dx',
     });
@@ -80,6 +83,7 @@ describe('buildStepEnv evaluation', () => {
   it.each<[string, Partial<StepEnvInput>, Record<string, string>]>([
     ['DAG env sees earlier entries', { dagEnv: [...e({ A: 'a' }), ...e({ B: '${A}-b' })] }, { A: 'a', B: 'a-b' }],
     ['DAG env sees params and full system env', { params: e({ P: 'p', 1: 'one' }), dagEnv: e({ X: '$P $1 ${SECRET_TOKEN} $USER' }) }, { X: 'p one sys-secret svc' }],
+    ['step env sees only what the step gets of the system env', { stepEnv: e({ S: '[${SECRET_TOKEN}] [$USER] [${HOME}]' }) }, { S: '[] [] [/home/svc]' }],
     ['DAG env self-reference extends system value', { dagEnv: e({ PATH: '/opt:${PATH}' }) }, { PATH: '/opt:/usr/bin' }],
     ['DAG env sees dotenv values', { dotenv: e({ D: 'd' }), dagEnv: e({ X: '${D}!' }) }, { X: 'd!' }],
     ['DAG env: unknown vars become empty', { dagEnv: e({ X: '[${NOPE}]' }) }, { X: '[]' }],
@@ -138,11 +142,12 @@ describe('evaluateEntries', () => {
 });
 
 describe('buildExpansionLookup', () => {
-  const lookup = buildExpansionLookup(systemEnv, { PATH: '/step', ONLY_STEP: 's' });
+  const lookup = buildExpansionLookup({ PATH: '/step', ONLY_STEP: 's' });
   it.each([
     ['PATH', '/step'],
     ['ONLY_STEP', 's'],
-    ['SECRET_TOKEN', 'sys-secret'],
+    // only in the service's environment: not for run-time expansion (SPEC 2.7)
+    ['SECRET_TOKEN', undefined],
     ['UNSET', undefined],
     ['NOPE', undefined],
   ])('%s', (name, expected) => {

@@ -32,12 +32,30 @@ export type SystemEnv = Record<string, string | undefined>;
 export const SYSTEM_ENV_NAMES: readonly string[] = ['PATH', 'HOME', 'LANG', 'TZ', 'SHELL'];
 export const SYSTEM_ENV_PREFIXES: readonly string[] = ['SVC_', 'LC_', 'DAG_'];
 
+/**
+ * svc's own settings (README "Configuration"; src/config reads them): SVC_-prefixed, but the service's, not
+ * the steps'. They hold credentials (SVC_AUTH_*), where the data and the cluster are, and how the service is
+ * exposed: never passed to a step, though SVC_ variables of the operator's choosing are. A test in src/config
+ * keeps this list complete.
+ */
+export const SERVICE_SETTING_PREFIXES: readonly string[] = ['SVC_AUTH_', 'SVC_AUDIT_', 'SVC_S3_', 'SVC_MONITORING_', 'SVC_WEBHOOK_', 'SVC_WATCH_', 'SVC_PROTECTED_', 'SVC_ENTRY_', 'SVC_OPERATOR_', 'SVC_STEP_', 'SVC_DATA_', 'SVC_POD_'];
+export const SERVICE_SETTINGS: readonly string[] = [
+  'SVC_BACKEND', 'SVC_CONFIG', 'SVC_DAGS_DIR', 'SVC_DEFAULT_SHELL', 'SVC_FORK_SERVER', 'SVC_HOST', 'SVC_KUBECONFIG', 'SVC_LEASE_SECONDS',
+  'SVC_LOG_LEVEL', 'SVC_MAX_ACTIVE_RUNS', 'SVC_MAX_CALL_DEPTH', 'SVC_NAMESPACE', 'SVC_PORT', 'SVC_QUEUE_ENABLED', 'SVC_SECRET_ENV_FROM',
+  'SVC_SERVER_METRICS', 'SVC_STOP_GRACE_SECONDS', 'SVC_TERMINAL_ENABLED', 'SVC_TZ', 'SVC_VERSION', 'SVC_MASK', 'SVC_UPLOAD',
+];
+
+export function isServiceSetting(name: string): boolean {
+  return SERVICE_SETTINGS.includes(name) || SERVICE_SETTING_PREFIXES.some((p) => name.startsWith(p));
+}
+
 function definedEntries(env: SystemEnv): Array<[string, string]> {
   return Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined);
 }
 
+/** SPEC 2.7's list, less svc's own settings. */
 function passesFilter(name: string): boolean {
-  return SYSTEM_ENV_NAMES.includes(name) || SYSTEM_ENV_PREFIXES.some((p) => name.startsWith(p));
+  return (SYSTEM_ENV_NAMES.includes(name) || SYSTEM_ENV_PREFIXES.some((p) => name.startsWith(p))) && !isServiceSetting(name);
 }
 
 type Layer = ReadonlyMap<string, string>;
@@ -47,17 +65,19 @@ type Layer = ReadonlyMap<string, string>;
  * (never mutated) object for every step, and every step and every expansion looks names up in it.
  * `layer`: every variable, for expansion; `passed`: the ones a step process receives (SPEC 2.7).
  */
-interface SystemView { layer: Layer; passed: ReadonlyArray<readonly [string, string]> }
+interface SystemView { layer: Layer; passed: ReadonlyArray<readonly [string, string]>; passedLayer: Layer }
 const views = new WeakMap<SystemEnv, SystemView>();
 function systemView(env: SystemEnv): SystemView {
   let view = views.get(env);
   if (!view) {
     const all = definedEntries(env);
-    views.set(env, (view = { layer: new Map(all), passed: all.filter(([name]) => passesFilter(name)) }));
+    const passed = all.filter(([name]) => passesFilter(name));
+    views.set(env, (view = { layer: new Map(all), passed, passedLayer: new Map(passed) }));
   }
   return view;
 }
 const systemLayer = (env: SystemEnv): Layer => systemView(env).layer;
+const passedLayer = (env: SystemEnv): Layer => systemView(env).passedLayer;
 
 /** The part of the service's environment a step process receives (SPEC 2.7). */
 export function filterSystemEnv(env: SystemEnv): Record<string, string> {
@@ -146,7 +166,8 @@ export async function buildStepEnv(input: StepEnvInput): Promise<Record<string, 
     toLayer(input.builtins),
     toLayer(input.secrets),
   ];
-  const below = chain(...[...layers].reverse(), system);
+  // Step env is evaluated when the step starts: of the system environment it sees what the step gets.
+  const below = chain(...[...layers].reverse(), passedLayer(input.systemEnv));
   const step = input.stepEnv.length > 0 ? await evaluateEntries(input.stepEnv, (soFar) => (n) => soFar.get(n) ?? below(n) ?? input.refs?.(n), input.runCommand) : [];
   return Object.fromEntries([
     ...systemView(input.systemEnv).passed,
@@ -156,10 +177,13 @@ export async function buildStepEnv(input: StepEnvInput): Promise<Record<string, 
 }
 
 /**
- * The lookup for `${VAR}` expansion of a step's fields (command, dir, conditions, params of calls): the step's
- * environment first, then the full system environment, which is visible to expansion but not passed to the step
- * process (SPEC 2.7).
+ * The lookup for `${VAR}` expansion of a step's fields (command, script, config, dir, conditions, params of
+ * calls) and of everything else evaluated while the run runs (handlers, notifications): the step's environment
+ * only, which holds what SPEC 2.7 passes of the system environment. The rest of the service's environment is
+ * for load-time expansion (DAG env, params defaults, dotenv, secrets) only, so `echo ${X}` with X only in the
+ * service's environment prints nothing, as in the reference.
  */
-export function buildExpansionLookup(systemEnv: SystemEnv, stepEnv: Record<string, string>): Lookup {
-  return chain(new Map(Object.entries(stepEnv)), systemLayer(systemEnv));
+export function buildExpansionLookup(stepEnv: Record<string, string>): Lookup {
+  const env = new Map(Object.entries(stepEnv));
+  return (name) => env.get(name);
 }

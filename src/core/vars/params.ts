@@ -4,6 +4,7 @@
  * taken as written (ADR 0018).
  */
 import type { EnvEntry, ParamDef } from '../spec/types.js';
+import { paramNameProblem } from '../spec/param-names.js';
 import { expandAll, type Lookup, type RunCommand } from './expand.js';
 
 export interface ParamToken {
@@ -165,6 +166,21 @@ export function resolveParams(defs: ParamDef[], override?: string): ResolvedPara
   const fromJson = parseJsonParams(override);
   if (fromJson) return finish(applyOverrides(base, fromJson), override);
   return finish(applyOverrides(base, parseParamString(override)));
+}
+
+/** The first named param of `tokens` whose name paramNameProblem refuses, as its message. */
+export function paramNamesProblem(tokens: ParamToken[]): string | undefined {
+  for (const t of tokens) {
+    const problem = t.name === undefined ? undefined : paramNameProblem(t.name);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/** Why a start's params string cannot be used (a name param-names.ts refuses), or undefined. */
+export function startParamsProblem(override: string | undefined): string | undefined {
+  if (override === undefined || override.trim() === '') return undefined;
+  return paramNamesProblem(parseJsonParams(override) ?? parseParamString(override));
 }
 
 /** Named params as variables of their name, positional ones as `1`, `2`, ... for `$1`-style expansion. */

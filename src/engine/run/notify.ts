@@ -13,7 +13,7 @@ import { findNode, stepOf } from '../../core/run/state.js';
 import { NodeStatus } from '../../core/run/status.js';
 import type { SmtpConfig, StepDefinition } from '../../core/spec/types.js';
 import { mapStrings } from '../../core/spec/step-config.js';
-import { buildExpansionLookup } from '../../core/vars/env.js';
+import { buildExpansionLookup, filterSystemEnv } from '../../core/vars/env.js';
 import { expandVars, type Lookup } from '../../core/vars/expand.js';
 import { maskSecrets } from '../../core/vars/mask.js';
 import type { EngineDeps } from '../deps.js';
@@ -87,7 +87,7 @@ export class RunNotices {
   }
 
   private async lookup(run: DagRunResource): Promise<Lookup> {
-    if (!this.ctx) return buildExpansionLookup(this.deps.systemEnv, {});
+    if (!this.ctx) return buildExpansionLookup(filterSystemEnv(this.deps.systemEnv));
     return this.ctx.lookup(await this.ctx.stepEnv(undefined, run.status.run, []));
   }
 

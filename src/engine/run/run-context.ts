@@ -7,9 +7,10 @@ import type { DagRunResource } from '../../core/resources.js';
 import type { EnvEntry } from '../../core/spec/types.js';
 import type { RunState } from '../../core/run/state.js';
 import { parseDotenv, dotenvOrder } from '../../core/vars/dotenv.js';
-import { buildExpansionLookup, buildStepEnv, resolveDagEnv } from '../../core/vars/env.js';
+import { buildExpansionLookup, buildStepEnv, filterSystemEnv, resolveDagEnv } from '../../core/vars/env.js';
 import type { Lookup, RunCommand } from '../../core/vars/expand.js';
-import { evaluateParams, paramsToEnv, type ResolvedParams } from '../../core/vars/params.js';
+import { evaluateParams, paramsToEnv, startParamsProblem, type ResolvedParams } from '../../core/vars/params.js';
+import { paramNameProblem } from '../../core/spec/param-names.js';
 import type { EngineDeps } from '../deps.js';
 import { runLog } from '../../core/ports/log-store.js';
 import { runKeyOf } from '../../core/ports/run-store.js';
@@ -55,13 +56,18 @@ export const resolvePath = (base: string, p: string): string => (isAbsolute(p) ?
  */
 export async function prepareRunContext(run: DagRunResource, deps: EngineDeps, systemEnv: Record<string, string> = deps.systemEnv): Promise<RunContext> {
   const def = run.spec.definition;
+  // Also checked when the run is created; here for runs stored before or written past the API (a DagRun object).
+  const badName = startParamsProblem(run.spec.params) ?? def.params.map((d) => (d.name === undefined ? undefined : paramNameProblem(d.name))).find(Boolean);
+  if (badName) throw new Error(badName);
   const workingDir = run.spec.workingDir;
   const dagDir = run.spec.sourceFile ? dirname(run.spec.sourceFile) : workingDir;
   const shell = shellFor(undefined, def, deps.defaultShell).argv;
   const probes = new Probes(deps, run);
   const base = { cwd: workingDir, env: { ...systemEnv }, shell };
   // Backquote output becomes values (a token from a vault, say): returned to the engine, never logged.
-  const runCommand = (owner: ProbeOwner | undefined, kind?: ProbeKind): RunCommand => probes.runCommand({ ...base, owner, unlogged: true }, kind);
+  // A step's backquotes (in its env) run when the step starts: with what the step gets of the system environment.
+  const stepBase = { ...base, env: filterSystemEnv(systemEnv) };
+  const runCommand = (owner: ProbeOwner | undefined, kind?: ProbeKind): RunCommand => probes.runCommand({ ...(owner ? stepBase : base), owner, unlogged: true }, kind);
   const dotenv = await loadDotenv(deps, probes, def.dotenv, { ...base, dagDir });
   const dotenvValues = new Map(dotenv.map((e) => [e.name, e.value]));
   const params = await evaluateParams(def.params, run.spec.params || undefined, (n) => dotenvValues.get(n) ?? systemEnv[n], runCommand(undefined));
@@ -87,7 +93,7 @@ export async function prepareRunContext(run: DagRunResource, deps: EngineDeps, s
       outputs: Object.entries(owner ? visibleVariables(def, state, owner.exec.node) : state.variables).map(([name, value]) => ({ name, value })),
       builtins: [...builtins, ...extra], secrets, stepEnv: owner?.step.env ?? [], refs: stepRefs(deps, run, state),
     }),
-    lookup: (env) => buildExpansionLookup(systemEnv, env),
+    lookup: (env) => buildExpansionLookup(env),
     childEnv: childEnvOf(systemEnv, [...builtins, ...dotenv.filter((e) => systemEnv[e.name] === undefined), ...dagEnv, ...paramsEnv]),
   };
   return ctx;

@@ -6,6 +6,8 @@ import { RunStatus } from '../../core/run/status.js';
 import { dagRunMetadata } from '../../core/naming.js';
 import type { DagDefinition } from '../../core/spec/types.js';
 import type { EngineDeps } from '../deps.js';
+import { BadRequestError } from '../../core/errors.js';
+import { startParamsProblem } from '../../core/vars/params.js';
 
 export interface NewRunOptions {
   definition: DagDefinition;
@@ -34,7 +36,10 @@ export function resolveWorkingDir(def: DagDefinition, sourceFile: string | undef
   return isAbsolute(wd) ? wd : resolve(base, wd);
 }
 
+/** Every run is created here (start, enqueue, retry as a new id, sub-DAG calls): its params are checked once. */
 export function newRunResource(deps: EngineDeps, o: NewRunOptions): DagRunResource {
+  const badName = startParamsProblem(o.params);
+  if (badName) throw new BadRequestError(badName);
   const dagName = o.dagName ?? o.definition.name;
   const now = new Date(deps.clock.now()).toISOString();
   const attemptId = deps.ids.next();

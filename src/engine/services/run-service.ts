@@ -43,13 +43,13 @@ export class RunService implements RunsApi {
     if (errors.length > 0) throw new BadRequestError(`invalid DAG: ${errors.join('; ')}`, { errors });
     const dagRunId = o.dagRunId ?? this.deps.ids.next();
     if (!isValidRunId(dagRunId)) throw new BadRequestError(`invalid dag-run id "${dagRunId}": use letters, digits, _ . - (max 64)`);
-    await this.pruneHistory(o.dagName ?? dag.definition.name, dag.definition.histRetentionDays);
     const run = newRunResource(this.deps, {
       definition: dag.definition, localDags: dag.localDags, sourceFile: dag.sourceFile, dagRunId, params: o.params ?? '',
       trigger: o.trigger ?? 'manual', workingDir: o.defaultWorkingDir,
       ...(o.dagName ? { dagName: o.dagName } : {}), ...(o.extraEnv ? { extraEnv: o.extraEnv } : {}),
       ...(o.queue ? { queue: o.queue } : {}), ...(o.queued ? { queued: true } : {}),
     });
+    await this.pruneHistory(run, dag.definition.histRetentionDays);
     return this.deps.store.create(run);
   }
 
@@ -117,18 +117,24 @@ export class RunService implements RunsApi {
     });
   }
 
-  /** SPEC 2.2 histRetentionDays: finished runs older than the window are deleted (0: all, -1: none). */
-  private async pruneHistory(dagName: string, days: number): Promise<void> {
+  /**
+   * SPEC 2.2 histRetentionDays: finished runs older than the window are deleted (0: all, -1: none). Only
+   * runs of the same DAG as `run` (its definition's name and source file): runs filed under the same name
+   * by another DAG keep their own DAG's retention.
+   */
+  private async pruneHistory(run: DagRunResource, days: number): Promise<void> {
     if (days < 0) return;
+    const { dagName } = run.spec;
     const now = this.deps.clock.now();
     if (days > 0 && now - (this.pruned.get(dagName) ?? -Infinity) < PRUNE_INTERVAL_MS) return;
     this.pruned.set(dagName, now);
     const cutoff = this.deps.clock.now() - days * 86_400_000;
+    const sameDag = (r: DagRunResource) => r.spec.definition.name === run.spec.definition.name && r.spec.sourceFile === run.spec.sourceFile;
     // Only runs not written since the cutoff can have finished before it: the others are not even read.
     const runs = await this.deps.store.list({ dagName, writtenBefore: cutoff });
     for (const r of runs) {
       const fin = r.status.run.finishedAt;
-      if (isRunTerminal(r.status.run.status) && fin && Date.parse(fin) <= cutoff) {
+      if (sameDag(r) && isRunTerminal(r.status.run.status) && fin && Date.parse(fin) <= cutoff) {
         await this.deps.store.delete({ dagName, dagRunId: r.spec.dagRunId });
       }
     }
