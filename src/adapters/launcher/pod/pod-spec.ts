@@ -13,7 +13,8 @@ import { isAbsolute, relative } from 'node:path';
 import type { ExecRequest } from '../../../core/ports/executor.js';
 import type { KubernetesBlock } from '../../../core/spec/types.js';
 import { commandArgvs } from '../../../core/exec-argv.js';
-import { isRunStepType, runStepRequest, STEP_ERROR_ENV, STEP_MASK_ENV, STEP_REQUEST_ENV } from '../../../core/run-step.js';
+import { encodeMasks, isRunStepType, runStepRequest, STEP_ERROR_ENV, STEP_MASK_ENV, STEP_REQUEST_ENV } from '../../../core/run-step.js';
+import { carriesSecret } from '../../../core/secret-values.js';
 import { execName, labelValue, SVC_LABELS } from '../../../core/naming.js';
 import { API_VERSION } from '../../../core/resources.js';
 
@@ -31,6 +32,12 @@ export type EntryDelivery = 'image-volume' | 'init-container';
 export const ENTRY_IN_IMAGE = '/usr/local/bin/svc-entry';
 const ENTRY_MOUNT = '/.svc';
 const SCRIPT_ENV = 'SVC_STEP_SCRIPT';
+/**
+ * The env var holding the command list (JSON argv arrays) the entry runs: never in the container's args,
+ * where a secret expanded into a command would be in the Pod's spec; from the execution's Secret when it
+ * carries one. The entry keeps it out of the commands' environment.
+ */
+const COMMANDS_ENV = 'SVC_COMMANDS';
 /** Replaced by the entry with the path of the script file it writes. */
 const SCRIPT_PLACEHOLDER = '\u0000script';
 
@@ -156,12 +163,10 @@ function entryArgs(req: ExecRequest, files: PodFilePaths, masks: boolean): strin
   if (isRunStepType(req.step.type)) {
     return [
       ...where, '--stop-signal', req.step.signalOnStop || 'SIGTERM', ...(req.timeoutMs > 0 ? ['--timeout-ms', String(req.timeoutMs)] : []),
-      ...(masks ? ['--mask-env', MASK_ENV] : []), '--error-file-env', STEP_ERROR_ENV, '--commands', JSON.stringify([['svc', 'run-step']]),
+      ...(masks ? ['--mask-env', MASK_ENV] : []), '--error-file-env', STEP_ERROR_ENV, '--commands-env', COMMANDS_ENV,
     ];
   }
-  const argvs = commandArgvs(req, req.script !== undefined ? SCRIPT_PLACEHOLDER : undefined);
-  const scriptAt = req.script !== undefined ? argvs[0]!.indexOf(SCRIPT_PLACEHOLDER) : -1;
-  const commands = scriptAt >= 0 ? [argvs[0]!.map((a, i) => (i === scriptAt ? '' : a)), ...argvs.slice(1)] : argvs;
+  const { scriptAt } = entryCommands(req);
   return [
     ...where,
     '--stop-signal', req.step.signalOnStop || 'SIGTERM',
@@ -170,8 +175,16 @@ function entryArgs(req: ExecRequest, files: PodFilePaths, masks: boolean): strin
     ...(masks ? ['--mask-env', MASK_ENV] : []),
     // A probe whose output only its result may carry (a secret file's content): not in kubectl logs either.
     ...(req.unlogged ? ['--quiet'] : []),
-    '--commands', JSON.stringify(commands),
+    '--commands-env', COMMANDS_ENV,
   ];
+}
+
+/** The argv arrays the entry runs, with an empty word where the script's path goes. */
+function entryCommands(req: ExecRequest): { commands: string[][]; scriptAt: number } {
+  if (isRunStepType(req.step.type)) return { commands: [['svc', 'run-step']], scriptAt: -1 };
+  const argvs = commandArgvs(req, req.script !== undefined ? SCRIPT_PLACEHOLDER : undefined);
+  const scriptAt = req.script !== undefined ? argvs[0]!.indexOf(SCRIPT_PLACEHOLDER) : -1;
+  return { commands: scriptAt >= 0 ? [argvs[0]!.map((a, i) => (i === scriptAt ? '' : a)), ...argvs.slice(1)] : argvs, scriptAt };
 }
 
 /** Env var (from the execution's Secret) listing the secret values to mask, one per line. */
@@ -195,7 +208,9 @@ function podEnv(req: ExecRequest, name: string, namespace: string, owner: { name
   const data: Record<string, string> = {};
   Object.keys(all).forEach((k, i) => {
     const v = all[k]!;
-    if (secrets.length > 0 && secrets.some((s) => v.includes(s))) {
+    // Decoded, not as serialised: a secret with a quote, backslash or newline is escaped in a JSON value.
+    // The command list is judged by the commands as written too (split into words, a secret may be cut).
+    if (carriesSecret(v, secrets) || (k === COMMANDS_ENV && req.commands.some((c) => carriesSecret(c, secrets)))) {
       const key = `env${i}`;
       data[key] = Buffer.from(v).toString('base64');
       env.push({ name: k, valueFrom: { secretKeyRef: { name, key } } });
@@ -205,7 +220,7 @@ function podEnv(req: ExecRequest, name: string, namespace: string, owner: { name
   });
   if (!hasExecSecret(req, upload !== undefined)) return { env };
   if (secrets.length > 0) {
-    data.mask = Buffer.from(secrets.join('\n')).toString('base64');
+    data.mask = Buffer.from(encodeMasks(secrets)).toString('base64');
     env.push({ name: MASK_ENV, valueFrom: { secretKeyRef: { name, key: 'mask' } } });
   }
   if (upload !== undefined) {
@@ -224,9 +239,10 @@ function podEnv(req: ExecRequest, name: string, namespace: string, owner: { name
  * svc image's PATH (where `svc` is), not the operator's.
  */
 function podVariables(req: ExecRequest): Record<string, string> {
-  if (!isRunStepType(req.step.type)) return { ...req.env, ...(req.script !== undefined ? { [SCRIPT_ENV]: req.script } : {}) };
+  const commands = { [COMMANDS_ENV]: JSON.stringify(entryCommands(req).commands) };
+  if (!isRunStepType(req.step.type)) return { ...req.env, ...(req.script !== undefined ? { [SCRIPT_ENV]: req.script } : {}), ...commands };
   const { PATH: _path, ...env } = req.env;
-  return { ...env, [STEP_REQUEST_ENV]: JSON.stringify(runStepRequest(req)) };
+  return { ...env, [STEP_REQUEST_ENV]: JSON.stringify(runStepRequest(req)), ...commands };
 }
 
 /** The init container that copies the entry binary in (`init-container` delivery). */

@@ -1,0 +1,27 @@
+import { carriesSecret, secretForms } from './secret-values.js';
+
+const nasty = 'p"a\\ss\nw0rd\'x';
+
+describe('carriesSecret', () => {
+  it.each<[string, string, string[], boolean]>([
+    ['none', 'hello', [], false],
+    ['empty secret', 'hello', [''], false],
+    ['plain', 'a=hunter2', ['hunter2'], true],
+    ['absent', 'a=hunter', ['hunter2'], false],
+    ['JSON-escaped', JSON.stringify({ config: { password: nasty } }), [nasty], true],
+    ['JSON inside JSON', JSON.stringify({ body: JSON.stringify({ pw: nasty }) }), [nasty], true],
+    ['in a key', JSON.stringify({ [nasty]: 1 }), [nasty], true],
+    ['argv list', JSON.stringify([['sh', '-c', `echo ${nasty}`]]), [nasty], true],
+    ['shell single-quoted', `echo '${nasty.replace(/'/g, `'\\''`)}'`, [nasty], true],
+    ['JSON not holding it', JSON.stringify({ a: 'b' }), [nasty], false],
+    ['broken JSON', '{"a": "p\\"a', [nasty], false],
+  ])('%s', (_n, text, secrets, expected) => {
+    expect(carriesSecret(text, secrets)).toBe(expected);
+  });
+
+  it('forms are distinct and include the value itself', () => {
+    expect(secretForms('abc')).toEqual(['abc']);
+    expect(secretForms(nasty)[0]).toBe(nasty);
+    expect(secretForms(nasty).length).toBeGreaterThan(2);
+  });
+});
