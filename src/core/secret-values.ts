@@ -5,6 +5,7 @@
  * of the text. So the text is compared as it is, in the escaped forms svc writes (JSON string, single-quoted
  * shell word), and, when it parses as JSON, on every decoded string in it (keys too), recursively.
  */
+import { maskSecrets } from './vars/mask.js';
 
 /** The forms in which svc writes a value into a larger text. */
 export function secretForms(secret: string): string[] {
@@ -53,4 +54,35 @@ export function carriesSecret(text: string, secrets: readonly string[]): boolean
   const list = secrets.filter((s) => s !== '');
   if (list.length === 0 || text === '') return false;
   return carries(text, list.map(secretForms), 0);
+}
+
+/** A secret by name and value, as a run holds it in memory. */
+export interface NamedSecret {
+  name: string;
+  value: string;
+}
+
+/** Longest value first: a secret inside a longer one is not taken for a piece of it. */
+const longestFirst = (secrets: readonly NamedSecret[]): NamedSecret[] => secrets.filter((s) => s.value !== '').sort((a, b) => b.value.length - a.value.length);
+
+/**
+ * A text with each secret value in it replaced by a reference to the secret (`${NAME}`), so that it can be
+ * stored (a sub-DAG run's params, ADR 0028); `dereferenceSecrets` with the same secrets gives the text back.
+ */
+export function referenceSecrets(text: string, secrets: readonly NamedSecret[]): string {
+  let out = text;
+  for (const s of longestFirst(secrets)) out = out.split(s.value).join(`\${${s.name}}`);
+  return out;
+}
+
+/** The references of `referenceSecrets` replaced by the values again (in the reverse order). */
+export function dereferenceSecrets(text: string, secrets: readonly NamedSecret[]): string {
+  let out = text;
+  for (const s of longestFirst(secrets).reverse()) out = out.split(`\${${s.name}}`).join(s.value);
+  return out;
+}
+
+/** `text` (JSON, a shell word, plain) with every secret masked in each form svc writes it in. */
+export function maskSecretForms(text: string, secrets: readonly string[]): string {
+  return maskSecrets(text, secrets.filter((s) => s !== '').flatMap(secretForms));
 }
