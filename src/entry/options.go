@@ -24,6 +24,7 @@ type Options struct {
 	Timeout        time.Duration // 0: none
 	Masks          []string      // values shown as ******* in every copy of the output
 	Quiet          bool          // no copy to the container's streams (output that only its result may carry)
+	SealKey        []byte        // stdout reaches the log sealed with this key (seal.go); nil: as it is
 	MaxLine        int
 	Upload         *Upload // logs and result to a bucket instead of files (upload.go)
 	ErrorEnv       string  // env var naming the file where the command may leave its error message (svc run-step)
@@ -32,7 +33,7 @@ type Options struct {
 func parseRun(args []string) (*Options, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	o := &Options{ScriptArg: -1, StopSignal: syscall.SIGTERM, MaxLine: 64 * 1024}
-	var commands, commandsEnv, stop, maskEnv, scriptEnv, uploadEnv string
+	var commands, commandsEnv, stop, maskEnv, scriptEnv, uploadEnv, sealEnv string
 	var timeoutMs int64
 	fs.StringVar(&o.Stdout, "stdout", "", "stdout log file")
 	fs.StringVar(&o.Stderr, "stderr", "", "stderr log file (the stdout one when merged)")
@@ -45,6 +46,7 @@ func parseRun(args []string) (*Options, error) {
 	fs.Int64Var(&timeoutMs, "timeout-ms", 0, "the step's timeout")
 	fs.StringVar(&maskEnv, "mask-env", "", "comma-separated env vars each holding a JSON array of values to mask")
 	fs.BoolVar(&o.Quiet, "quiet", false, "do not pass the output through to the container's streams")
+	fs.StringVar(&sealEnv, "seal-env", "", "env var holding a key (base64, 32 bytes): stdout reaches the log sealed with it")
 	fs.StringVar(&uploadEnv, "upload-env", "", "env var holding the upload grant (JSON): logs and result go to a bucket")
 	fs.StringVar(&o.ErrorEnv, "error-file-env", "", "env var, set for the commands, naming a file where a failing command may leave its error message")
 	if err := fs.Parse(args); err != nil {
@@ -87,8 +89,13 @@ func parseRun(args []string) (*Options, error) {
 		}
 		o.Upload = up
 	}
-	if uploadEnv != "" || commandsEnv != "" {
-		o.Env = environWithout(uploadEnv, commandsEnv) // the grant and the command list are the entry's, not the commands'
+	if sealEnv != "" {
+		if o.SealKey, err = sealKey(os.Getenv(sealEnv)); err != nil {
+			return nil, err
+		}
+	}
+	if uploadEnv != "" || commandsEnv != "" || sealEnv != "" {
+		o.Env = environWithout(uploadEnv, commandsEnv, sealEnv) // the grant, key and command list are the entry's, not the commands'
 	}
 	return o, nil
 }

@@ -61,3 +61,12 @@ test('commands without a secret stay plain values', () => {
   expect(secret).toBeUndefined();
   expect(pod.spec!.containers[0]!.env).toContainEqual({ name: 'SVC_COMMANDS', value: JSON.stringify([['/bin/sh', '-c', 'echo hi']]) });
 });
+
+test('an unlogged probe (a secret file read): its stdout sealed with a key from the Secret, not in the Pod', () => {
+  const { pod, secret } = stepPod(request({ unlogged: true, capture: true }), owner, { ...files, seal: 'a2V5LWtleS1rZXk=' }, settings);
+  const c = pod.spec!.containers[0]!;
+  expect(c.command).toEqual(expect.arrayContaining(['--quiet', '--seal-env', 'SVC_SEAL']));
+  expect(c.env).toContainEqual({ name: 'SVC_SEAL', valueFrom: { secretKeyRef: { name: pod.metadata!.name, key: 'seal' } } });
+  expect(decodedSecret(secret!.data!, 'seal')).toBe('a2V5LWtleS1rZXk=');
+  expect(JSON.stringify(pod)).not.toContain('a2V5LWtleS1rZXk=');
+});

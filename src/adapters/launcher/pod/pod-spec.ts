@@ -66,6 +66,8 @@ export interface PodFilePaths {
    * bucket (s3-files.ts); it reaches the Pod through the execution's Secret.
    */
   upload?: string;
+  /** The key (base64) with which the entry seals stdout in the log store (seal.ts): an unlogged probe's. */
+  seal?: string;
 }
 
 export interface StepPod {
@@ -76,7 +78,7 @@ export interface StepPod {
 
 export function stepPod(req: ExecRequest, owner: { name: string; uid: string }, files: PodFilePaths, s: PodSettings): StepPod {
   const name = execName(req.identity);
-  const { env, secret } = podEnv(req, name, s.namespace, owner, files.upload);
+  const { env, secret } = podEnv(req, name, s.namespace, owner, files);
   const meta = podMetadata(req, name, s.namespace, owner);
   // A copy: the Pod never shares an object with the run's definition.
   const k = structuredClone(req.kubernetes ?? {});
@@ -175,6 +177,7 @@ function entryArgs(req: ExecRequest, files: PodFilePaths, masks: boolean): strin
     ...(masks ? ['--mask-env', MASK_ENV] : []),
     // A probe whose output only its result may carry (a secret file's content): not in kubectl logs either.
     ...(req.unlogged ? ['--quiet'] : []),
+    ...(files.seal !== undefined ? ['--seal-env', SEAL_ENV] : []),
     '--commands-env', COMMANDS_ENV,
   ];
 }
@@ -191,6 +194,8 @@ function entryCommands(req: ExecRequest): { commands: string[][]; scriptAt: numb
 const MASK_ENV = STEP_MASK_ENV;
 /** Env var (from the execution's Secret) holding the upload grant, when logs go to a bucket. */
 const UPLOAD_ENV = 'SVC_UPLOAD';
+/** Env var (from the execution's Secret) holding the key that seals an unlogged probe's stdout. */
+const SEAL_ENV = 'SVC_SEAL';
 
 /**
  * The container's env: plain values, except those holding a secret, which come from the execution's
@@ -198,10 +203,11 @@ const UPLOAD_ENV = 'SVC_UPLOAD';
  */
 /** Whether an execution's Pod comes with a Secret of its own (secret env values, an upload grant). */
 export function hasExecSecret(req: ExecRequest, upload: boolean): boolean {
-  return upload || req.secrets.some((v) => v.length > 0);
+  return upload || !!req.unlogged || req.secrets.some((v) => v.length > 0);
 }
 
-function podEnv(req: ExecRequest, name: string, namespace: string, owner: { name: string; uid: string }, upload?: string): { env: V1EnvVar[]; secret?: V1Secret } {
+function podEnv(req: ExecRequest, name: string, namespace: string, owner: { name: string; uid: string }, files: Pick<PodFilePaths, 'upload' | 'seal'>): { env: V1EnvVar[]; secret?: V1Secret } {
+  const { upload } = files;
   const secrets = req.secrets.filter((v) => v.length > 0);
   const all = podVariables(req);
   const env: V1EnvVar[] = [];
@@ -226,6 +232,10 @@ function podEnv(req: ExecRequest, name: string, namespace: string, owner: { name
   if (upload !== undefined) {
     data.upload = Buffer.from(upload).toString('base64');
     env.push({ name: UPLOAD_ENV, valueFrom: { secretKeyRef: { name, key: 'upload' } } });
+  }
+  if (files.seal !== undefined) {
+    data.seal = Buffer.from(files.seal).toString('base64');
+    env.push({ name: SEAL_ENV, valueFrom: { secretKeyRef: { name, key: 'seal' } } });
   }
   const secret: V1Secret = {
     apiVersion: 'v1', kind: 'Secret', type: 'Opaque', data,
