@@ -22,7 +22,7 @@ const projects = [
     rootDir: '.',
     roots: ['<rootDir>/src', '<rootDir>/test'],
     testMatch: ['**/*.test.ts'],
-    testPathIgnorePatterns: ['/node_modules/', '/test/testbed/', '/test/kube/', '/test/operator/'],
+    testPathIgnorePatterns: ['/node_modules/', '/test/testbed/', '/test/kube/', '/test/operator/', '/test/security/kube/'],
   },
 ];
 if (existsSync('test/testbed/jest.config.js')) projects.push('<rootDir>/test/testbed/jest.config.js', '<rootDir>/test/api-kube.jest.config.js');
