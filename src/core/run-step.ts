@@ -15,10 +15,24 @@ export const isRunStepType = (t: StepType): boolean => RUN_STEP_TYPES.includes(t
 /** The env var holding the request (JSON); it holds expanded config, so a Secret carries it when a secret is in it. */
 export const STEP_REQUEST_ENV = 'SVC_STEP_REQUEST';
 /**
- * The env var (from the execution's Secret) holding the run's secret values, one a line: the entry masks
+ * The env var (from the execution's Secret) holding the run's secret values (encodeMasks): the entry masks
  * them in the logs, and `svc run-step` reads them too, for a runner that must mask what it sends (chat).
  */
 export const STEP_MASK_ENV = 'SVC_MASK';
+/** The mask list as STEP_MASK_ENV holds it: a JSON array of strings (a value may hold a newline). */
+export const encodeMasks = (values: readonly string[]): string => JSON.stringify(values.filter((v) => v !== ''));
+
+/** The values of a mask list (encodeMasks); none when it is unset or not one. */
+export function decodeMasks(text: string | undefined): string[] {
+  if (!text) return [];
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x !== '') : [];
+  } catch {
+    return [];
+  }
+}
+
 /** The env var the entry sets to the file where a failing `svc run-step` leaves its error message. */
 export const STEP_ERROR_ENV = 'SVC_STEP_ERROR_FILE';
 

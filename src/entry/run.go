@@ -19,6 +19,7 @@ type runner struct {
 	opts     *Options
 	files    []*os.File
 	ship     *shipper // the logs' uploader, when they go to a bucket
+	sealed   *sealedLog
 	out, err *Tee
 	mu       sync.Mutex
 	pgid     int            // the running command's process group (0 between commands)
@@ -45,7 +46,9 @@ func newRunner(o *Options, passOut, passErr io.Writer) (*runner, error) {
 		s := newShipper(o.Upload)
 		outLog, errLog := s.writers()
 		s.start()
-		return &runner{opts: o, ship: s, out: newTee(passOut, outLog, o.Masks, o.MaxLine), err: newTee(passErr, errLog, o.Masks, o.MaxLine)}, nil
+		r := &runner{opts: o, ship: s}
+		r.out, r.err = newTee(passOut, r.sealing(outLog), o.Masks, o.MaxLine), newTee(passErr, errLog, o.Masks, o.MaxLine)
+		return r, nil
 	}
 	stdoutFile, err := openLog(o.Stdout)
 	if err != nil {
@@ -57,7 +60,22 @@ func newRunner(o *Options, passOut, passErr io.Writer) (*runner, error) {
 			return nil, err
 		}
 	}
-	return &runner{opts: o, files: []*os.File{stdoutFile, stderrFile}, out: newTee(passOut, stdoutFile, o.Masks, o.MaxLine), err: newTee(passErr, stderrFile, o.Masks, o.MaxLine)}, nil
+	r := &runner{opts: o, files: []*os.File{stdoutFile, stderrFile}}
+	var outLog io.Writer = stdoutFile
+	if stdoutFile != nil {
+		outLog = r.sealing(stdoutFile)
+	}
+	r.out, r.err = newTee(passOut, outLog, o.Masks, o.MaxLine), newTee(passErr, stderrFile, o.Masks, o.MaxLine)
+	return r, nil
+}
+
+// sealing is the stdout log as the commands' output reaches it: sealed when the entry has a key.
+func (r *runner) sealing(log io.Writer) io.Writer {
+	if r.opts.SealKey == nil {
+		return log
+	}
+	r.sealed = &sealedLog{key: r.opts.SealKey, to: log}
+	return r.sealed
 }
 
 // execute runs the commands (with the step's timeout) and records the result.
@@ -72,6 +90,9 @@ func (r *runner) execute() Result {
 	code, sig := r.commands()
 	r.out.Flush()
 	r.err.Flush()
+	if r.sealed != nil {
+		r.sealed.close()
+	}
 	res := Result{ExitCode: code, StartedAt: started, FinishedAt: now()}
 	r.mu.Lock()
 	if r.timedOut {

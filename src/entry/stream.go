@@ -8,45 +8,23 @@ import (
 )
 
 // A Tee copies one stream of the commands to the container's stream and to the log file, masking
-// secret values. Output is split into lines so that a value is masked even when it spans two reads; a
-// partial line is held until its newline, the end of the stream, or MaxLine bytes.
+// secret values (mask.go: a secret split across reads or lines is still masked). Output goes on in
+// lines: a partial line is held until its newline, the end of the stream, or MaxLine bytes.
 type Tee struct {
 	mu      sync.Mutex
 	pass    io.Writer
 	file    io.Writer
-	masks   [][]byte
+	masker  *masker
 	pending []byte
 	max     int
 }
 
-var maskText = []byte("*******")
-
 func newTee(pass io.Writer, file io.Writer, masks []string, max int) *Tee {
-	t := &Tee{pass: pass, max: max}
+	t := &Tee{pass: pass, max: max, masker: newMasker(masks)}
 	if f, ok := file.(*os.File); !ok || f != nil {
 		t.file = file // a nil *os.File (no log file) stays a nil writer
 	}
-	for _, m := range masks {
-		t.masks = append(t.masks, []byte(m))
-	}
 	return t
-}
-
-// maskBytes replaces every occurrence of each value with the mask.
-func maskBytes(b []byte, masks [][]byte) []byte {
-	for _, m := range masks {
-		b = bytes.ReplaceAll(b, m, maskText)
-	}
-	return b
-}
-
-// maskAll is maskBytes for values given as strings.
-func maskAll(b []byte, masks []string) []byte {
-	values := make([][]byte, 0, len(masks))
-	for _, m := range masks {
-		values = append(values, []byte(m))
-	}
-	return maskBytes(b, values)
 }
 
 // Write never fails: a full disk or a closed container stream must not kill the step.
@@ -65,7 +43,7 @@ func (t *Tee) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Flush writes a partial last line.
+// Flush writes a partial last line, and what the masker held back.
 func (t *Tee) Flush() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -73,10 +51,17 @@ func (t *Tee) Flush() {
 		t.emit(t.pending)
 		t.pending = nil
 	}
+	t.write(t.masker.flush())
 }
 
 func (t *Tee) emit(b []byte) {
-	b = maskBytes(b, t.masks)
+	t.write(t.masker.push(b))
+}
+
+func (t *Tee) write(b []byte) {
+	if len(b) == 0 {
+		return
+	}
 	_, _ = t.pass.Write(b)
 	if t.file != nil {
 		_, _ = t.file.Write(b)

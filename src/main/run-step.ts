@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import type { ExecRequest } from '../core/ports/executor.js';
-import { parseRunStepRequest, STEP_ERROR_ENV, STEP_MASK_ENV, STEP_REQUEST_ENV, type RunStepRequest } from '../core/run-step.js';
+import { decodeMasks, parseRunStepRequest, STEP_ERROR_ENV, STEP_MASK_ENV, STEP_REQUEST_ENV, type RunStepRequest } from '../core/run-step.js';
 import { startInProcess } from '../runtime/steps/in-process.js';
 import { STEP_RUNNERS } from '../runtime/steps/index.js';
 
@@ -42,7 +42,7 @@ export async function runStepInPod(io: { out(text: string): void; err(text: stri
 function execRequest(r: RunStepRequest): ExecRequest {
   const ours = new Set([STEP_REQUEST_ENV, STEP_ERROR_ENV, STEP_MASK_ENV]);
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !ours.has(e[0])));
-  const secrets = (process.env[STEP_MASK_ENV] ?? '').split('\n').filter((v) => v !== '');
+  const secrets = decodeMasks(process.env[STEP_MASK_ENV]);
   return {
     exec: { node: r.step.name, attempt: 0 }, step: r.step, commands: r.commands, ...(r.script !== undefined ? { script: r.script } : {}), config: r.config,
     shell: [], shellExplicit: false, env, workingDir: process.cwd(),

@@ -24,6 +24,7 @@ import { CallerTraces, RunTracing } from './tracing.js';
 import { StatusWriter } from './status-writer.js';
 import { runLog } from '../../core/ports/log-store.js';
 import type { ResolvedParams } from '../../core/vars/params.js';
+import type { EnvEntry } from '../../core/spec/types.js';
 
 /** A run driven to its end, and its params as evaluated by the driver (none when it had ended before). */
 export interface DrivenRun {
@@ -43,9 +44,10 @@ export class RunDriver {
 
   /**
    * As drive, with the run's params as they were evaluated when it was driven (none when it had ended
-   * already). `systemEnv`: a sub-DAG run's environment, its parent's childEnv (a root run has the service's).
+   * already). `systemEnv`: a sub-DAG run's environment, its parent's childEnv (a root run has the service's);
+   * `secrets`: the secrets its caller passes it (by reference in its params, ADR 0028).
    */
-  async driveRun(key: RunKey, systemEnv?: Record<string, string>): Promise<DrivenRun> {
+  async driveRun(key: RunKey, systemEnv?: Record<string, string>, secrets?: EnvEntry[]): Promise<DrivenRun> {
     const run = await this.deps.store.get(key);
     if (!run) throw new NotFoundError(`dag-run ${key.dagRunId} of ${key.dagName} not found`);
     if (isRunTerminal(run.status.run.status)) return { run: await this.released(key, run) };
@@ -55,13 +57,13 @@ export class RunDriver {
     const writer = new StatusWriter(this.deps, run);
     let ctx;
     try {
-      ctx = await prepareRunContext(run, this.deps, systemEnv);
+      ctx = await prepareRunContext(run, this.deps, systemEnv, secrets);
     } catch (e) {
       return { run: await this.released(key, await this.failEarly(run, writer, e instanceof Error ? e.message : String(e))) };
     }
     const loop = new Loop();
     const resumed = run.status.run.status !== RunStatus.NotStarted && run.status.run.status !== RunStatus.Queued;
-    const applier = new EffectApplier(this.deps, run, ctx, (o) => loop.push(o), (k, env) => this.driveRun(k, env), resumed);
+    const applier = new EffectApplier(this.deps, run, ctx, (o) => loop.push(o), (k, env, passed) => this.driveRun(k, env, passed), resumed);
     if (resumed) await this.resume(run, applier);
     const requests = new Requests(this.deps, key, loop);
     const unwatch = this.deps.events.watch(key, () => requests.wake());

@@ -3,6 +3,7 @@ import type { DagRunResource } from '../../core/resources.js';
 import type { EnvEntry } from '../../core/spec/types.js';
 import { NodeStatus, outputsStatusLabel, runStatusLabel } from '../../core/run/status.js';
 import { maskSecrets } from '../../core/vars/mask.js';
+import { maskSecretForms } from '../../core/secret-values.js';
 import type { EngineDeps } from '../deps.js';
 import type { RunContext } from './run-context.js';
 import { runKeyOf } from '../../core/ports/run-store.js';
@@ -18,7 +19,7 @@ export function outputsBody(run: DagRunResource, paramsJson: string, secrets: st
   return {
     metadata: {
       dagName: run.spec.dagName, dagRunId: run.spec.dagRunId, attemptId: run.status.attemptId,
-      status: outputsStatusLabel(s.status), completedAt: s.finishedAt, params: paramsJson,
+      status: outputsStatusLabel(s.status), completedAt: s.finishedAt, params: maskSecretForms(paramsJson, secrets),
     },
     outputs,
   };

@@ -17,6 +17,8 @@ import { runKeyOf } from '../../core/ports/run-store.js';
 import { shellFor } from './shell.js';
 import { visibleVariables } from '../../core/run/visible.js';
 import { stepRefs } from './step-refs.js';
+import { callerSecrets, resolveSecrets } from './secret-refs.js';
+import { dereferenceSecrets } from '../../core/secret-values.js';
 import { Probes, type ProbeKind, type ProbeOwner } from './probes.js';
 
 export interface RunContext {
@@ -26,7 +28,13 @@ export interface RunContext {
   dotenv: EnvEntry[];
   dagEnv: EnvEntry[];
   secrets: EnvEntry[];
+  /** The values masked in this run's output: its secrets' and those its caller passed by reference. */
   secretValues: string[];
+  /**
+   * The secrets a sub-DAG run it calls gets (its own and those passed to it): by reference in the child's
+   * params (ADR 0028), by value only through memory.
+   */
+  passedSecrets: EnvEntry[];
   /** Runs the engine's own questions (conditions, backquotes) where the steps run. */
   probes: Probes;
   /** The shell the run's own probes use (the DAG's, else the service default). */
@@ -54,7 +62,7 @@ export const resolvePath = (base: string, p: string): string => (isAbsolute(p) ?
  * (so the child's params, env and conditions see the parent's params and env; its steps get only what
  * SPEC 2.7 passes of it, as for any system environment).
  */
-export async function prepareRunContext(run: DagRunResource, deps: EngineDeps, systemEnv: Record<string, string> = deps.systemEnv): Promise<RunContext> {
+export async function prepareRunContext(run: DagRunResource, deps: EngineDeps, systemEnv: Record<string, string> = deps.systemEnv, passed?: EnvEntry[]): Promise<RunContext> {
   const def = run.spec.definition;
   // Also checked when the run is created; here for runs stored before or written past the API (a DagRun object).
   const badName = startParamsProblem(run.spec.params) ?? def.params.map((d) => (d.name === undefined ? undefined : paramNameProblem(d.name))).find(Boolean);
@@ -70,15 +78,12 @@ export async function prepareRunContext(run: DagRunResource, deps: EngineDeps, s
   const runCommand = (owner: ProbeOwner | undefined, kind?: ProbeKind): RunCommand => probes.runCommand({ ...(owner ? stepBase : base), owner, unlogged: true }, kind);
   const dotenv = await loadDotenv(deps, probes, def.dotenv, { ...base, dagDir });
   const dotenvValues = new Map(dotenv.map((e) => [e.name, e.value]));
-  const params = await evaluateParams(def.params, run.spec.params || undefined, (n) => dotenvValues.get(n) ?? systemEnv[n], runCommand(undefined));
+  // A sub-DAG run's params name its caller's secrets (`${NAME}`): the values come from memory, or read again.
+  const inherited = passed ?? await callerSecrets(deps, run);
+  const params = await evaluateParams(def.params, dereferenceSecrets(run.spec.params, inherited) || undefined, (n) => dotenvValues.get(n) ?? systemEnv[n], runCommand(undefined));
   const paramsEnv = paramsToEnv(params);
   const dagEnv = await resolveDagEnv({ systemEnv, dotenv, dagEnv: def.env, params: paramsEnv, runCommand: runCommand(undefined) });
-  const secrets: EnvEntry[] = [];
-  const read = (paths: string[]) => probes.readFirst(paths, { ...base, kind: 'secret', unlogged: true });
-  for (const s of def.secrets) {
-    const value = await deps.secrets.resolve(s.provider, s.key, s.options, { workingDir, dagDir, env: systemEnv, read });
-    secrets.push({ name: s.name, value });
-  }
+  const secrets = await resolveSecrets(deps, def.secrets, { workingDir, dagDir, env: systemEnv, read: (paths) => probes.readFirst(paths, { ...base, kind: 'secret', unlogged: true }) });
   const builtins: EnvEntry[] = [
     { name: 'DAG_NAME', value: run.spec.dagName },
     { name: 'DAG_RUN_ID', value: run.spec.dagRunId },
@@ -87,7 +92,8 @@ export async function prepareRunContext(run: DagRunResource, deps: EngineDeps, s
     ...Object.entries(run.spec.extraEnv ?? {}).map(([name, value]) => ({ name, value })),
   ];
   const ctx: RunContext = {
-    workingDir, dagDir, params, dotenv, dagEnv, secrets, secretValues: secrets.map((s) => s.value).filter(Boolean), probes, shell, runCommand, builtins,
+    workingDir, dagDir, params, dotenv, dagEnv, secrets, secretValues: [...secrets, ...inherited].map((s) => s.value).filter(Boolean),
+    passedSecrets: [...secrets, ...inherited.filter((i) => !secrets.some((s) => s.name === i.name))], probes, shell, runCommand, builtins,
     stepEnv: (owner, state, extra) => buildStepEnv({
       systemEnv, dotenv, dagEnv, dagEnvResolved: true, params: paramsEnv, runCommand: runCommand(owner),
       outputs: Object.entries(owner ? visibleVariables(def, state, owner.exec.node) : state.variables).map(([name, value]) => ({ name, value })),

@@ -8,11 +8,12 @@ import type { RunningExec } from '../../core/ports/executor.js';
 import type { DagRunResource } from '../../core/resources.js';
 import type { ExecRef, ExecResult, NodeState, Observation } from '../../core/run/state.js';
 import { RunStatus, isRunSuccess, isRunTerminal, runStatusLabel } from '../../core/run/status.js';
-import type { StepDefinition } from '../../core/spec/types.js';
+import type { EnvEntry, StepDefinition } from '../../core/spec/types.js';
 import { DEFAULT_MAX_CALL_DEPTH, callDepthProblem } from '../../core/spec/calls.js';
 import { expandVars } from '../../core/vars/expand.js';
 import { paramsDisplay, resolveParams, type ResolvedParams } from '../../core/vars/params.js';
 import { AlreadyExistsError } from '../../core/errors.js';
+import { maskSecretForms, referenceSecrets } from '../../core/secret-values.js';
 import type { EngineDeps } from '../deps.js';
 import type { BuiltRequest } from './exec-request.js';
 import { execLogOf } from './exec-logs.js';
@@ -43,10 +44,10 @@ export interface SubDagEnv {
 }
 
 /**
- * Drives a sub-DAG run to its end, with the system environment it inherits from its parent; returns the
- * run and its params as evaluated (none when it had ended before).
+ * Drives a sub-DAG run to its end, with the system environment it inherits from its parent and the
+ * secrets its params name; returns the run and its params as evaluated (none when it had ended before).
  */
-export type DriveSubRun = (key: { dagName: string; dagRunId: string }, systemEnv: Record<string, string>) => Promise<{ run: DagRunResource; params?: ResolvedParams }>;
+export type DriveSubRun = (key: { dagName: string; dagRunId: string }, systemEnv: Record<string, string>, secrets: EnvEntry[]) => Promise<{ run: DagRunResource; params?: ResolvedParams }>;
 
 export interface SubDagCall {
   node: NodeState;
@@ -93,12 +94,16 @@ export async function findCallee(deps: EngineDeps, parent: DagRunResource, name:
   return { name, definition: found.definition, localDags: found.localDags, sourceFile: found.sourceFile };
 }
 
-/** A sub-DAG run of an execution, created (or found, when a repeated effect created it before). */
+/**
+ * A sub-DAG run of an execution, created (or found, when a repeated effect created it before). A secret
+ * value in its params is stored as a reference to the secret (`${NAME}`), never as the value (ADR 0028):
+ * its spec, the caller's `subRuns[].params` and the logs show the reference; driveChild hands the values over.
+ */
 export async function createChild(env: SubDagEnv, callee: Callee, dagRunId: string, params: string): Promise<DagRunResource> {
   const { deps, parent, ctx } = env;
   const child = newRunResource(deps, {
     definition: callee.definition, localDags: callee.localDags, sourceFile: callee.sourceFile,
-    dagRunId, params, trigger: 'subdag',
+    dagRunId, params: referenceSecrets(params, ctx.passedSecrets), trigger: 'subdag',
     parent: { name: parent.spec.dagName, dagRunId: parent.spec.dagRunId }, root: parent.spec.root,
     workingDir: callee.definition.workingDir ? undefined : ctx.workingDir,
   });
@@ -122,9 +127,10 @@ export function stopChild(deps: EngineDeps, child: DagRunResource): void {
 export async function driveChild(env: SubDagEnv, exec: ExecRef, child: DagRunResource): Promise<{ done: DagRunResource; output: string }> {
   const { dagName: name, dagRunId, params } = child.spec;
   env.push({ type: 'subRun', exec, subRun: { dagRunId, name, params, status: RunStatus.Running } });
-  const { run: done, params: evaluated } = await env.drive({ dagName: name, dagRunId }, env.ctx.childEnv);
+  const { run: done, params: evaluated } = await env.drive({ dagName: name, dagRunId }, env.ctx.childEnv, env.ctx.passedSecrets);
   env.push({ type: 'subRun', exec, subRun: { dagRunId, name, params, status: done.status.run.status } });
-  return { done, output: subDagResult(done, dagRunId, evaluated) };
+  // The child's params as it evaluated them hold the secrets' values: masked, as any output of the step.
+  return { done, output: maskSecretForms(subDagResult(done, dagRunId, evaluated), env.ctx.secretValues) };
 }
 
 export async function runSubDag(env: SubDagEnv, call: SubDagCall): Promise<ExecResult> {

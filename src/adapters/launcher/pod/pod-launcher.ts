@@ -20,6 +20,7 @@ import type { PodWatch } from './pod-watch.js';
 import type { NodeLeases } from './node-leases.js';
 import { harvestResult } from './harvest.js';
 import { podAccessProblem } from './pod-access.js';
+import { Sealer } from './seal.js';
 import { BadRequestError } from '../../../core/errors.js';
 import type { TokenBucket } from './rate-limit.js';
 
@@ -68,6 +69,8 @@ export class PodLauncher implements Launcher {
   private readonly api: CoreV1Api;
   /** Execution Secrets this launcher made and has not deleted yet (a step may not mount another's). */
   private readonly execSecrets = new Set<string>();
+  /** Keys that seal the output of probes reading secrets in the log store. */
+  private readonly sealer = new Sealer();
 
   constructor(kc: KubeConfig, private readonly watch: PodWatch, private readonly opts: PodLauncherOptions) {
     this.api = kc.makeApiClient(CoreV1Api);
@@ -92,7 +95,8 @@ export class PodLauncher implements Launcher {
   private async create(req: ExecRequest): Promise<void> {
     this.checkAccess(req);
     const owner = await this.opts.owner(req.identity);
-    const { pod, secret } = stepPod(req, owner, await this.opts.files.forPod(req), this.opts.settings);
+    const files = { ...await this.opts.files.forPod(req), ...(req.unlogged ? { seal: this.sealer.keyFor(execName(req.identity)) } : {}) };
+    const { pod, secret } = stepPod(req, owner, files, this.opts.settings);
     const namespace = this.opts.settings.namespace;
     if (secret) this.execSecrets.add(secret.metadata!.name!);
     if (secret) await this.createIgnoringExisting(() => this.api.createNamespacedSecret({ namespace, body: secret, fieldManager: FIELD_MANAGER }), `secrets/${secret.metadata!.name}`);
@@ -204,7 +208,7 @@ export class PodLauncher implements Launcher {
    * grant are of no more use) and the Pod unless retention keeps it.
    */
   private async harvest(req: ExecRequest, name: string, r: EntryResult): Promise<ExecResult> {
-    const result = await harvestResult(this.opts.files, req, r);
+    const result = await harvestResult(this.opts.files, req, r, req.unlogged ? this.sealer.keyFor(name) : undefined);
     const keep = this.opts.retention === 'all' || (this.opts.retention === 'failed' && r.exitCode !== 0);
     if (!keep && this.watch.get(name)) void this.deletePod(name, 0);
     if (hasExecSecret(req, this.opts.files.uploads)) void this.deleteSecret(name);

@@ -13,7 +13,8 @@ import { isAbsolute, relative } from 'node:path';
 import type { ExecRequest } from '../../../core/ports/executor.js';
 import type { KubernetesBlock } from '../../../core/spec/types.js';
 import { commandArgvs } from '../../../core/exec-argv.js';
-import { isRunStepType, runStepRequest, STEP_ERROR_ENV, STEP_MASK_ENV, STEP_REQUEST_ENV } from '../../../core/run-step.js';
+import { encodeMasks, isRunStepType, runStepRequest, STEP_ERROR_ENV, STEP_MASK_ENV, STEP_REQUEST_ENV } from '../../../core/run-step.js';
+import { carriesSecret } from '../../../core/secret-values.js';
 import { execName, labelValue, SVC_LABELS } from '../../../core/naming.js';
 import { API_VERSION } from '../../../core/resources.js';
 
@@ -31,6 +32,12 @@ export type EntryDelivery = 'image-volume' | 'init-container';
 export const ENTRY_IN_IMAGE = '/usr/local/bin/svc-entry';
 const ENTRY_MOUNT = '/.svc';
 const SCRIPT_ENV = 'SVC_STEP_SCRIPT';
+/**
+ * The env var holding the command list (JSON argv arrays) the entry runs: never in the container's args,
+ * where a secret expanded into a command would be in the Pod's spec; from the execution's Secret when it
+ * carries one. The entry keeps it out of the commands' environment.
+ */
+const COMMANDS_ENV = 'SVC_COMMANDS';
 /** Replaced by the entry with the path of the script file it writes. */
 const SCRIPT_PLACEHOLDER = '\u0000script';
 
@@ -59,6 +66,8 @@ export interface PodFilePaths {
    * bucket (s3-files.ts); it reaches the Pod through the execution's Secret.
    */
   upload?: string;
+  /** The key (base64) with which the entry seals stdout in the log store (seal.ts): an unlogged probe's. */
+  seal?: string;
 }
 
 export interface StepPod {
@@ -69,7 +78,7 @@ export interface StepPod {
 
 export function stepPod(req: ExecRequest, owner: { name: string; uid: string }, files: PodFilePaths, s: PodSettings): StepPod {
   const name = execName(req.identity);
-  const { env, secret } = podEnv(req, name, s.namespace, owner, files.upload);
+  const { env, secret } = podEnv(req, name, s.namespace, owner, files);
   const meta = podMetadata(req, name, s.namespace, owner);
   // A copy: the Pod never shares an object with the run's definition.
   const k = structuredClone(req.kubernetes ?? {});
@@ -156,12 +165,10 @@ function entryArgs(req: ExecRequest, files: PodFilePaths, masks: boolean): strin
   if (isRunStepType(req.step.type)) {
     return [
       ...where, '--stop-signal', req.step.signalOnStop || 'SIGTERM', ...(req.timeoutMs > 0 ? ['--timeout-ms', String(req.timeoutMs)] : []),
-      ...(masks ? ['--mask-env', MASK_ENV] : []), '--error-file-env', STEP_ERROR_ENV, '--commands', JSON.stringify([['svc', 'run-step']]),
+      ...(masks ? ['--mask-env', MASK_ENV] : []), '--error-file-env', STEP_ERROR_ENV, '--commands-env', COMMANDS_ENV,
     ];
   }
-  const argvs = commandArgvs(req, req.script !== undefined ? SCRIPT_PLACEHOLDER : undefined);
-  const scriptAt = req.script !== undefined ? argvs[0]!.indexOf(SCRIPT_PLACEHOLDER) : -1;
-  const commands = scriptAt >= 0 ? [argvs[0]!.map((a, i) => (i === scriptAt ? '' : a)), ...argvs.slice(1)] : argvs;
+  const { scriptAt } = entryCommands(req);
   return [
     ...where,
     '--stop-signal', req.step.signalOnStop || 'SIGTERM',
@@ -170,14 +177,25 @@ function entryArgs(req: ExecRequest, files: PodFilePaths, masks: boolean): strin
     ...(masks ? ['--mask-env', MASK_ENV] : []),
     // A probe whose output only its result may carry (a secret file's content): not in kubectl logs either.
     ...(req.unlogged ? ['--quiet'] : []),
-    '--commands', JSON.stringify(commands),
+    ...(files.seal !== undefined ? ['--seal-env', SEAL_ENV] : []),
+    '--commands-env', COMMANDS_ENV,
   ];
+}
+
+/** The argv arrays the entry runs, with an empty word where the script's path goes. */
+function entryCommands(req: ExecRequest): { commands: string[][]; scriptAt: number } {
+  if (isRunStepType(req.step.type)) return { commands: [['svc', 'run-step']], scriptAt: -1 };
+  const argvs = commandArgvs(req, req.script !== undefined ? SCRIPT_PLACEHOLDER : undefined);
+  const scriptAt = req.script !== undefined ? argvs[0]!.indexOf(SCRIPT_PLACEHOLDER) : -1;
+  return { commands: scriptAt >= 0 ? [argvs[0]!.map((a, i) => (i === scriptAt ? '' : a)), ...argvs.slice(1)] : argvs, scriptAt };
 }
 
 /** Env var (from the execution's Secret) listing the secret values to mask, one per line. */
 const MASK_ENV = STEP_MASK_ENV;
 /** Env var (from the execution's Secret) holding the upload grant, when logs go to a bucket. */
 const UPLOAD_ENV = 'SVC_UPLOAD';
+/** Env var (from the execution's Secret) holding the key that seals an unlogged probe's stdout. */
+const SEAL_ENV = 'SVC_SEAL';
 
 /**
  * The container's env: plain values, except those holding a secret, which come from the execution's
@@ -185,17 +203,20 @@ const UPLOAD_ENV = 'SVC_UPLOAD';
  */
 /** Whether an execution's Pod comes with a Secret of its own (secret env values, an upload grant). */
 export function hasExecSecret(req: ExecRequest, upload: boolean): boolean {
-  return upload || req.secrets.some((v) => v.length > 0);
+  return upload || !!req.unlogged || req.secrets.some((v) => v.length > 0);
 }
 
-function podEnv(req: ExecRequest, name: string, namespace: string, owner: { name: string; uid: string }, upload?: string): { env: V1EnvVar[]; secret?: V1Secret } {
+function podEnv(req: ExecRequest, name: string, namespace: string, owner: { name: string; uid: string }, files: Pick<PodFilePaths, 'upload' | 'seal'>): { env: V1EnvVar[]; secret?: V1Secret } {
+  const { upload } = files;
   const secrets = req.secrets.filter((v) => v.length > 0);
   const all = podVariables(req);
   const env: V1EnvVar[] = [];
   const data: Record<string, string> = {};
   Object.keys(all).forEach((k, i) => {
     const v = all[k]!;
-    if (secrets.length > 0 && secrets.some((s) => v.includes(s))) {
+    // Decoded, not as serialised: a secret with a quote, backslash or newline is escaped in a JSON value.
+    // The command list is judged by the commands as written too (split into words, a secret may be cut).
+    if (carriesSecret(v, secrets) || (k === COMMANDS_ENV && req.commands.some((c) => carriesSecret(c, secrets)))) {
       const key = `env${i}`;
       data[key] = Buffer.from(v).toString('base64');
       env.push({ name: k, valueFrom: { secretKeyRef: { name, key } } });
@@ -205,12 +226,16 @@ function podEnv(req: ExecRequest, name: string, namespace: string, owner: { name
   });
   if (!hasExecSecret(req, upload !== undefined)) return { env };
   if (secrets.length > 0) {
-    data.mask = Buffer.from(secrets.join('\n')).toString('base64');
+    data.mask = Buffer.from(encodeMasks(secrets)).toString('base64');
     env.push({ name: MASK_ENV, valueFrom: { secretKeyRef: { name, key: 'mask' } } });
   }
   if (upload !== undefined) {
     data.upload = Buffer.from(upload).toString('base64');
     env.push({ name: UPLOAD_ENV, valueFrom: { secretKeyRef: { name, key: 'upload' } } });
+  }
+  if (files.seal !== undefined) {
+    data.seal = Buffer.from(files.seal).toString('base64');
+    env.push({ name: SEAL_ENV, valueFrom: { secretKeyRef: { name, key: 'seal' } } });
   }
   const secret: V1Secret = {
     apiVersion: 'v1', kind: 'Secret', type: 'Opaque', data,
@@ -224,9 +249,10 @@ function podEnv(req: ExecRequest, name: string, namespace: string, owner: { name
  * svc image's PATH (where `svc` is), not the operator's.
  */
 function podVariables(req: ExecRequest): Record<string, string> {
-  if (!isRunStepType(req.step.type)) return { ...req.env, ...(req.script !== undefined ? { [SCRIPT_ENV]: req.script } : {}) };
+  const commands = { [COMMANDS_ENV]: JSON.stringify(entryCommands(req).commands) };
+  if (!isRunStepType(req.step.type)) return { ...req.env, ...(req.script !== undefined ? { [SCRIPT_ENV]: req.script } : {}), ...commands };
   const { PATH: _path, ...env } = req.env;
-  return { ...env, [STEP_REQUEST_ENV]: JSON.stringify(runStepRequest(req)) };
+  return { ...env, [STEP_REQUEST_ENV]: JSON.stringify(runStepRequest(req)), ...commands };
 }
 
 /** The init container that copies the entry binary in (`init-container` delivery). */
