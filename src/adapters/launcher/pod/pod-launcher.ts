@@ -21,6 +21,7 @@ import type { NodeLeases } from './node-leases.js';
 import { harvestResult } from './harvest.js';
 import { podAccessProblem } from './pod-access.js';
 import { BadRequestError } from '../../../core/errors.js';
+import { blockPolicyProblems, DEFAULT_POD_POLICY, type PodPolicy } from '../../../core/spec/pod-policy.js';
 import type { TokenBucket } from './rate-limit.js';
 
 /** Where an execution's logs and result are, for the operator and for its Pod: files on a shared volume, or a bucket. */
@@ -61,6 +62,8 @@ export interface PodLauncherOptions {
   createLimit?: TokenBucket;
   /** svc's own Secrets and ServiceAccounts, which a step's `kubernetes` block may not name (pod-access.ts). */
   protect?: { secrets: readonly string[]; serviceAccounts: readonly string[] };
+  /** What a step's block may ask of its Pod (core/spec/pod-policy.ts); the default policy when not given. */
+  policy?: PodPolicy;
 }
 
 export class PodLauncher implements Launcher {
@@ -106,6 +109,10 @@ export class PodLauncher implements Launcher {
    */
   private checkAccess(req: ExecRequest): void {
     if (!req.kubernetes) return;
+    // The admission webhook and the API checked the DAG; a DagRun's snapshot is checked again here, as
+    // is a Dag written while the webhook was down or by someone who may bypass it.
+    const refused = blockPolicyProblems(req.kubernetes, this.opts.policy ?? DEFAULT_POD_POLICY);
+    if (refused.length > 0) throw new BadRequestError(`the install's pod policy refuses this step's Pod: ${refused.join('; ')}`);
     const claim = this.opts.settings.dataVolume?.claimName;
     const protect = { secrets: this.opts.protect?.secrets ?? [], serviceAccounts: this.opts.protect?.serviceAccounts ?? [], claims: claim ? [claim] : [] };
     const problem = podAccessProblem(req.kubernetes, protect, (name) => this.execSecrets.has(name) || this.watch.get(name) !== undefined);
