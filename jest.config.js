@@ -2,7 +2,7 @@
  * Jest runs the TypeScript sources directly (ts-jest, ESM, transpile only: tsc type-checks in pretest).
  * Projects: `unit` (src/ unit tests and test/ integration tests) and, when present, the Kubernetes
  * test bed's project (test/testbed/jest.config.js: the test bed's own tests and the Kubernetes backend's,
- * test/kube), which starts one test bed per run.
+ * test/kube, test/security/kube), which starts one test bed per run.
  */
 import { existsSync } from 'node:fs';
 
@@ -22,7 +22,7 @@ const projects = [
     rootDir: '.',
     roots: ['<rootDir>/src', '<rootDir>/test'],
     testMatch: ['**/*.test.ts'],
-    testPathIgnorePatterns: ['/node_modules/', '/test/testbed/', '/test/kube/', '/test/operator/'],
+    testPathIgnorePatterns: ['/node_modules/', '/test/testbed/', '/test/kube/', '/test/security/kube/', '/test/operator/'],
   },
 ];
 if (existsSync('test/testbed/jest.config.js')) projects.push('<rootDir>/test/testbed/jest.config.js', '<rootDir>/test/api-kube.jest.config.js');

@@ -9,7 +9,7 @@
  * Logs are files under SVC_DATA_DIR, a volume the operator and every step Pod mount (SVC_DATA_CLAIM), or
  * objects in a bucket (SVC_S3_BUCKET).
  */
-import { logPodPolicy } from './pod-policy-log.js';
+import { labelPodSecurity, logPodPolicy } from './pod-policy-log.js';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { apiProblem, defaultNamespace, loadKubeConfig } from '../adapters/kube/client.js';
@@ -72,6 +72,7 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
     const unit = startUnit(shared, ns);
     units.set(ns, unit);
     if (ns !== namespace) log.info('Watching namespace', { namespace: ns });
+    if (oc.podSecurity) labelPodSecurity(kc, ns, oc.podSecurity, log);
     if (leads) begin(unit);
   };
   serve(namespace);

@@ -8,7 +8,7 @@ export default {
   ...base,
   displayName: 'testbed',
   rootDir: '.',
-  roots: ['<rootDir>', '<rootDir>/../kube'],
+  roots: ['<rootDir>', '<rootDir>/../kube', '<rootDir>/../security/kube'],
   testMatch: ['**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/.build/'],
   modulePathIgnorePatterns: ['<rootDir>/.build/'],
