@@ -104,19 +104,19 @@ export class PodLauncher implements Launcher {
   }
 
   /**
-   * Refuses (the step fails, saying why) a block that names svc's own objects. An execution's Secret has
-   * its Pod's name: one this launcher made, or a step Pod the watch shows (made by an earlier leader).
+   * Refuses (the step fails, saying why) a block that names svc's own objects, even where the install's
+   * policy lists them (a prefix too wide), then one the pod policy refuses: the admission webhook and the
+   * API checked the DAG, and a DagRun's snapshot (or a Dag written past the webhook) is checked again here.
+   * An execution's Secret has its Pod's name: one this launcher made, or a step Pod the watch shows.
    */
   private checkAccess(req: ExecRequest): void {
     if (!req.kubernetes) return;
-    // The admission webhook and the API checked the DAG; a DagRun's snapshot is checked again here, as
-    // is a Dag written while the webhook was down or by someone who may bypass it.
-    const refused = blockPolicyProblems(req.kubernetes, this.opts.policy ?? DEFAULT_POD_POLICY);
-    if (refused.length > 0) throw new BadRequestError(`the install's pod policy refuses this step's Pod: ${refused.join('; ')}`);
     const claim = this.opts.settings.dataVolume?.claimName;
     const protect = { secrets: this.opts.protect?.secrets ?? [], serviceAccounts: this.opts.protect?.serviceAccounts ?? [], claims: claim ? [claim] : [] };
     const problem = podAccessProblem(req.kubernetes, protect, (name) => this.execSecrets.has(name) || this.watch.get(name) !== undefined);
     if (problem) throw new BadRequestError(problem);
+    const refused = blockPolicyProblems(req.kubernetes, this.opts.policy ?? DEFAULT_POD_POLICY);
+    if (refused.length > 0) throw new BadRequestError(`the install's pod policy refuses this step's Pod: ${refused.join('; ')}`);
   }
 
   /** AlreadyExists is adoption: the object of this identity was created before (by a previous operator). */
