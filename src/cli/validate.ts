@@ -8,16 +8,23 @@ import { callCycleErrors } from '../engine/services/call-check.js';
 import { UsageError, type Args } from './args.js';
 import type { CliContext } from './context.js';
 import { loadDagArg } from './dag-arg.js';
+import { dagPolicyProblems } from '../core/spec/pod-policy.js';
 
 async function load(ctx: CliContext, args: Args, usage: string) {
   const file = args.positional[0];
   if (!file) throw new UsageError(usage);
   const loaded = await loadDagArg(ctx, file);
   // Call cycles through the DAGs of the DAGs directory, as a start would refuse them.
-  const dag = loaded.errors.length > 0 ? loaded : { ...loaded, errors: await callCycleErrors(loaded, (n) => ctx.deps.dags.find(n)) };
+  const dag = loaded.errors.length > 0 ? loaded : { ...loaded, errors: [...await callCycleErrors(loaded, (n) => ctx.deps.dags.find(n)), ...policyProblems(ctx, loaded)] };
   if (dag.errors.length > 0 && !args.flags.json) ctx.io.err(`${file} is invalid:\n${dag.errors.map((e) => `  - ${e}`).join('\n')}\n`);
   // The definition is whole when the file itself had no problem (a call cycle is one between files).
   return { ...dag, parsed: loaded.errors.length === 0 };
+}
+
+/** What the pod policy (SVC_POD_POLICY over the default) refuses, as POST /dags/validate and the operator would. */
+function policyProblems(ctx: CliContext, loaded: { definition: DagDefinition; localDags: Record<string, DagDefinition> }): string[] {
+  const local = Object.values(loaded.localDags).flatMap((d) => dagPolicyProblems(d, ctx.config.podPolicy).map((p) => `local DAG ${d.name}: ${p}`));
+  return [...dagPolicyProblems(loaded.definition, ctx.config.podPolicy), ...local];
 }
 
 const printJson = (ctx: CliContext, body: unknown): void => ctx.io.out(`${JSON.stringify(body, null, 2)}\n`);

@@ -10,6 +10,8 @@ import { parseDurationMs } from '../core/spec/blocks.js';
 import { DEFAULT_MAX_CALL_DEPTH } from '../core/spec/calls.js';
 import { loadAuditEnabled, loadAuditSink, loadAuthConfig, type AuthConfig } from './auth-config.js';
 import { at, bool, ConfigError, text } from './values.js';
+import { loadPodPolicy } from './pod-policy.js';
+import type { PodPolicy } from '../core/spec/pod-policy.js';
 
 /** SVC_LOG_LEVEL's values, least severe first. */
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
@@ -84,6 +86,8 @@ export interface Config {
    * fails its step with the chain of DAGs named: recursion through names from variables ends there.
    */
   maxCallDepth: number;
+  /** SVC_POD_POLICY (file `podPolicy`): what DAGs may ask of step Pods beyond the default (pod-policy.ts). */
+  podPolicy: PodPolicy;
   /**
    * SVC_TERMINAL_ENABLED (file `terminal.enabled`, false): the web terminal, an admin's shell on the
    * server host (docs/api.md "Web terminal", ADR 0022). Off unless the operator turns it on.
@@ -198,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     backend: backendOf(pick('SVC_BACKEND', 'backend')), ...(namespace ? { namespace } : {}), ...(kubeconfig ? { kubeconfig } : {}),
     ...(webhookCertDir ? { webhookCertDir: resolve(webhookCertDir) } : {}), webhookPort: port(pick('SVC_WEBHOOK_PORT', 'webhookPort'), 'SVC_WEBHOOK_PORT', 9443),
     maxCallDepth: positiveInt('SVC_MAX_CALL_DEPTH', pick('SVC_MAX_CALL_DEPTH', 'maxCallDepth'), DEFAULT_MAX_CALL_DEPTH),
+    podPolicy: loadPodPolicy(env, file),
     terminalEnabled: bool('SVC_TERMINAL_ENABLED', text(env.SVC_TERMINAL_ENABLED) ?? at(file, 'terminal.enabled'), false),
   });
 }

@@ -46,6 +46,11 @@ export interface OperatorConfig {
   watchNamespaces?: 'all' | string[];
   /** SVC_WATCH_NAMESPACE_SELECTOR: with `all`, only the namespaces whose labels match this selector. */
   namespaceSelector?: string;
+  /**
+   * SVC_POD_SECURITY: the Pod Security admission level (restricted or baseline) the operator gives each
+   * namespace it runs steps in that has none. Unset or `off`: namespaces are left as they are.
+   */
+  podSecurity?: 'restricted' | 'baseline';
 }
 
 function oneOf<T extends string>(name: string, v: string | undefined, values: readonly T[], fallback: T): T {
@@ -96,6 +101,7 @@ export function loadOperatorConfig(env: NodeJS.ProcessEnv, version: string): Ope
   const protectedServiceAccounts = names('SVC_PROTECTED_SERVICE_ACCOUNTS', text('SVC_PROTECTED_SERVICE_ACCOUNTS'));
   const watchNamespaces = watched(text('SVC_WATCH_NAMESPACES'));
   const namespaceSelector = text('SVC_WATCH_NAMESPACE_SELECTOR');
+  const podSecurity = oneOf('SVC_POD_SECURITY', text('SVC_POD_SECURITY'), ['off', 'restricted', 'baseline'] as const, 'off');
   if (namespaceSelector !== undefined && watchNamespaces !== 'all') throw new ConfigError('SVC_WATCH_NAMESPACE_SELECTOR narrows SVC_WATCH_NAMESPACES=all: set that too, or drop the selector');
   if (secretEnvFrom !== undefined && !isDnsSubdomain(secretEnvFrom)) throw new ConfigError(`SVC_SECRET_ENV_FROM: "${secretEnvFrom}" is not a Secret name (lowercase letters, digits, "-" and ".", at most 253)`);
   return {
@@ -116,5 +122,6 @@ export function loadOperatorConfig(env: NodeJS.ProcessEnv, version: string): Ope
     ...(protectedServiceAccounts ? { protectedServiceAccounts } : {}),
     ...(watchNamespaces ? { watchNamespaces } : {}),
     ...(namespaceSelector ? { namespaceSelector } : {}),
+    ...(podSecurity !== 'off' ? { podSecurity } : {}),
   };
 }

@@ -103,11 +103,13 @@ function launchers(sh: OperatorShared, namespace: string, store: KubeRunStore, p
   const shell = new PodLauncher(kc, pods, {
     settings, files: place.files, owner, retention: oc.podRetention, createLimit: sh.createLimit, nodes: sh.nodes,
     ...(namespace === sh.home ? { protect: { secrets: oc.protectedSecrets ?? [], serviceAccounts: oc.protectedServiceAccounts ?? [] } } : {}),
+    // The same policy in every namespace the operator serves (cluster-wide too).
+    policy: sh.config.podPolicy,
     onError: (what, e) => warn(`Failed to ${what}`)(e),
     onWaiting: (req, reason) => log.info(reason ? 'Step Pod is waiting' : 'Step Pod stopped waiting', { namespace, dag: req.identity.dagName, dagRunId: req.identity.dagRunId, step: req.identity.node, ...(reason ? { reason } : {}) }),
   });
   const fsFiles = place.fsFiles;
-  const agent = fsFiles ? new AgentLauncher(kc, pods, { settings, files: fsFiles, owner, createLimit: sh.createLimit, agentDir: (req) => fsFiles.agentDir(req) }) : undefined;
+  const agent = fsFiles ? new AgentLauncher(kc, pods, { settings, files: fsFiles, owner, createLimit: sh.createLimit, policy: sh.config.podPolicy, agentDir: (req) => fsFiles.agentDir(req) }) : undefined;
   return { shell, agent };
 }
 

@@ -9,6 +9,7 @@
  * Logs are files under SVC_DATA_DIR, a volume the operator and every step Pod mount (SVC_DATA_CLAIM), or
  * objects in a bucket (SVC_S3_BUCKET).
  */
+import { labelPodSecurity, logPodPolicy } from './pod-policy-log.js';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { apiProblem, defaultNamespace, loadKubeConfig } from '../adapters/kube/client.js';
@@ -58,6 +59,7 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
     nodes: new NodeLeases(kc, 3000, warn('Failed to read the Node Leases')),
     createLimit: new TokenBucket(oc.podCreateQps, oc.podCreateQps * 2),
   };
+  logPodPolicy(config.podPolicy, log);
   const units = new Map<string, NamespaceUnit>();
   let leads = false;
   let closed = false;
@@ -70,6 +72,7 @@ export async function startOperator(config: Readonly<Config>, oc: OperatorConfig
     const unit = startUnit(shared, ns);
     units.set(ns, unit);
     if (ns !== namespace) log.info('Watching namespace', { namespace: ns });
+    if (oc.podSecurity) labelPodSecurity(kc, ns, oc.podSecurity, log);
     if (leads) begin(unit);
   };
   serve(namespace);

@@ -3,6 +3,7 @@
  * Areas are wired in dependency order: authentication (its policy middleware runs before every router), DAG catalog, runs (launcher, queues, scheduler), system
  * (health, metrics, monitoring, workers, webhooks, remote nodes, OpenAPI).
  */
+import { logPodPolicy } from './pod-policy-log.js';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
@@ -82,6 +83,7 @@ async function startOn(backend: Backend, events: RunEvents, config: Readonly<Con
   const admission = config.webhookCertDir
     ? await startAdmission({ certDir: config.webhookCertDir, host: config.host, port: config.webhookPort, dags: dags.service })
     : undefined;
+  logPodPolicy(config.podPolicy, log);
   log.info('Started server', { url, backend: backend.name, ...(backend.name === 'embedded' ? { dataDir: config.dataDir, dagsDir: config.dagsDir } : { namespace: backend.namespace }) });
   return {
     url,

@@ -19,7 +19,7 @@ describe('svc validate and dry: the kubernetes block', () => {
       '      volumes: [{name: cfg, configMap: {name: app}}]',
       '      volumeMounts: [{name: cfg, mountPath: /cfg}]',
       'handlerOn:',
-      '  exit: {command: echo bye, kubernetes: {priorityClassName: low}}',
+      '  exit: {command: echo bye, kubernetes: {annotations: {team: a}}}',
     ].join('\n'));
     const v = await sb.run(['validate', f]);
     expect(v.code).toBe(0);

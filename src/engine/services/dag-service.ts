@@ -47,12 +47,12 @@ export function checkSpec(spec: unknown, required = true): string | undefined {
 export class DagService implements DagsApi {
   /** `find`: the DAGs sub-DAG calls reach (for call cycles); without it only the text itself is checked. */
   /**
-   * `limits`: what the backend cannot run, on top of the spec's rules (kubernetes: a DAG whose run status
-   * cannot fit a DagRun), as problems of the DAG and its local sub-DAGs.
+   * `limits`: what the install refuses on top of the spec's rules (the pod policy of steps; kubernetes: a
+   * DAG whose run status cannot fit a DagRun), as problems of the DAG and its local sub-DAGs.
    */
   constructor(
     private readonly store: DagStore, readonly catalog: StoreDagCatalog, private readonly find?: DagSource['find'],
-    private readonly limits?: (def: DagDefinition) => string | undefined,
+    private readonly limits?: (def: DagDefinition) => string | readonly string[] | undefined,
   ) {}
 
   /** POST /dags: validates the spec first; AlreadyExistsError when the fileName is taken. */
@@ -117,8 +117,9 @@ export class DagService implements DagsApi {
     if (!this.limits) return [];
     const all = [parsed.definition, ...Object.values(parsed.localDags)];
     return all.flatMap((def) => {
-      const p = this.limits!(def);
-      return p === undefined ? [] : [def === parsed.definition ? p : `local DAG ${def.name}: ${p}`];
+      const found = this.limits!(def);
+      const list = found === undefined ? [] : typeof found === 'string' ? [found] : found;
+      return list.map((p) => (def === parsed.definition ? p : `local DAG ${def.name}: ${p}`));
     });
   }
 

@@ -6,6 +6,8 @@ import { StoreDagCatalog } from '../../engine/services/dag-catalog.js';
 import { DagHistory } from '../../engine/services/dag-history.js';
 import { DagService } from '../../engine/services/dag-service.js';
 import type { AreaParts, ServerBase } from './base.js';
+import type { DagDefinition } from '../../core/spec/types.js';
+import { dagPolicyProblems } from '../../core/spec/pod-policy.js';
 
 export interface DagsArea extends AreaParts {
   catalog: DagCatalog;
@@ -20,7 +22,12 @@ export interface DagsArea extends AreaParts {
 export async function wireDags(base: ServerBase): Promise<DagsArea> {
   const store = base.backend.dags;
   const catalog = new StoreDagCatalog(store);
-  const service = new DagService(store, catalog, (name) => base.engine.dags.find(name), base.backend.dagLimits?.bind(base.backend));
+  // The pod policy on both backends: a DAG means the same wherever it is validated (svc validate too).
+  const limits = (def: DagDefinition): string[] => {
+    const backend = base.backend.dagLimits?.(def);
+    return [...dagPolicyProblems(def, base.config.podPolicy), ...(backend ? [backend] : [])];
+  };
+  const service = new DagService(store, catalog, (name) => base.engine.dags.find(name), limits);
   const history = new DagHistory(base.runs, base.engine.store, base.engine.clock);
   base.events.on((run) => history.invalidate(run.spec.dagName));
   return {

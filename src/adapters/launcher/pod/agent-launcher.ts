@@ -24,6 +24,8 @@ import type { PodSettings } from './pod-spec.js';
 import type { PodWatch } from './pod-watch.js';
 import { runPod, runPodIdentity } from './run-pod.js';
 import type { TokenBucket } from './rate-limit.js';
+import { BadRequestError } from '../../../core/errors.js';
+import { containerUserProblem, DEFAULT_POD_POLICY, type PodPolicy } from '../../../core/spec/pod-policy.js';
 
 export interface AgentLauncherOptions {
   settings: PodSettings;
@@ -36,6 +38,8 @@ export interface AgentLauncherOptions {
   pollMs?: number;
   /** Paces Pod creation (shared with the step Pods). */
   createLimit?: TokenBucket;
+  /** Whether the container may run as root (core/spec/pod-policy.ts); the default policy when not given. */
+  policy?: PodPolicy;
 }
 
 const SCRIPT_PLACEHOLDER = '\u0000script';
@@ -93,6 +97,8 @@ export class AgentLauncher implements Launcher {
 
   private async ensureRunPod(req: ExecRequest, c: ContainerConfig): Promise<void> {
     if (this.watch.get(this.runPodName(req))) return;
+    const refused = containerUserProblem(c, this.opts.policy ?? DEFAULT_POD_POLICY);
+    if (refused) throw new BadRequestError(`the install's pod policy refuses the run's container Pod: ${refused}`);
     const owner = await this.opts.owner(req.identity);
     const body = runPod(runPodIdentity(req.identity), c, this.opts.agentDir(req), owner, this.opts.settings);
     await this.opts.createLimit?.take();

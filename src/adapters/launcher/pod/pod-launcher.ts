@@ -22,6 +22,7 @@ import { harvestResult } from './harvest.js';
 import { podAccessProblem } from './pod-access.js';
 import { Sealer } from './seal.js';
 import { BadRequestError } from '../../../core/errors.js';
+import { blockPolicyProblems, DEFAULT_POD_POLICY, type PodPolicy } from '../../../core/spec/pod-policy.js';
 import type { TokenBucket } from './rate-limit.js';
 
 /** Where an execution's logs and result are, for the operator and for its Pod: files on a shared volume, or a bucket. */
@@ -62,6 +63,8 @@ export interface PodLauncherOptions {
   createLimit?: TokenBucket;
   /** svc's own Secrets and ServiceAccounts, which a step's `kubernetes` block may not name (pod-access.ts). */
   protect?: { secrets: readonly string[]; serviceAccounts: readonly string[] };
+  /** What a step's block may ask of its Pod (core/spec/pod-policy.ts); the default policy when not given. */
+  policy?: PodPolicy;
 }
 
 export class PodLauncher implements Launcher {
@@ -105,8 +108,10 @@ export class PodLauncher implements Launcher {
   }
 
   /**
-   * Refuses (the step fails, saying why) a block that names svc's own objects. An execution's Secret has
-   * its Pod's name: one this launcher made, or a step Pod the watch shows (made by an earlier leader).
+   * Refuses (the step fails, saying why) a block that names svc's own objects, even where the install's
+   * policy lists them (a prefix too wide), then one the pod policy refuses: the admission webhook and the
+   * API checked the DAG, and a DagRun's snapshot (or a Dag written past the webhook) is checked again here.
+   * An execution's Secret has its Pod's name: one this launcher made, or a step Pod the watch shows.
    */
   private checkAccess(req: ExecRequest): void {
     if (!req.kubernetes) return;
@@ -114,6 +119,8 @@ export class PodLauncher implements Launcher {
     const protect = { secrets: this.opts.protect?.secrets ?? [], serviceAccounts: this.opts.protect?.serviceAccounts ?? [], claims: claim ? [claim] : [] };
     const problem = podAccessProblem(req.kubernetes, protect, (name) => this.execSecrets.has(name) || this.watch.get(name) !== undefined);
     if (problem) throw new BadRequestError(problem);
+    const refused = blockPolicyProblems(req.kubernetes, this.opts.policy ?? DEFAULT_POD_POLICY);
+    if (refused.length > 0) throw new BadRequestError(`the install's pod policy refuses this step's Pod: ${refused.join('; ')}`);
   }
 
   /** AlreadyExists is adoption: the object of this identity was created before (by a previous operator). */

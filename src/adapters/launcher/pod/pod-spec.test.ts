@@ -4,6 +4,8 @@ import { mergeKubernetes } from '../../../core/spec/kubernetes.js';
 import type { KubernetesBlock } from '../../../core/spec/types.js';
 import { stepPod, type PodSettings } from './pod-spec.js';
 
+const HARDENED = { runAsNonRoot: true, allowPrivilegeEscalation: false, privileged: false, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } };
+
 const settings: PodSettings = {
   namespace: 'ns', stepImage: 'debian:stable-slim', entryImage: 'svc:1', entryDelivery: 'image-volume',
   dataVolume: { claimName: 'svc-data', mountPath: '/var/lib/svc' }, serviceAccountName: 'svc-steps', stopGraceSeconds: 30,
@@ -35,9 +37,11 @@ describe('stepPod without a kubernetes block', () => {
     expect(spec.containers[0]!.volumeMounts!.map((m) => m.name)).toEqual(['svc-entry', 'svc-data']);
     // Of the data volume, only the run attempt's directory, where the operator sees it.
     expect(spec.containers[0]!.volumeMounts![1]).toEqual({ name: 'svc-data', mountPath: '/var/lib/svc/runs/r/attempts/a1', subPath: 'runs/r/attempts/a1' });
-    for (const k of ['tolerations', 'affinity', 'imagePullSecrets', 'securityContext', 'priorityClassName'] as const) expect(spec[k]).toBeUndefined();
+    for (const k of ['tolerations', 'affinity', 'imagePullSecrets', 'priorityClassName'] as const) expect(spec[k]).toBeUndefined();
     expect(spec.containers[0]!.resources).toBeUndefined();
-    expect(spec.containers[0]!.securityContext).toBeUndefined();
+    // Hardened whatever the DAG says (pod-hardening.ts): the Pod Security Standard `restricted`.
+    expect(spec.securityContext).toEqual({ runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532, runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(spec.containers[0]!.securityContext).toEqual(HARDENED);
   });
 
   test('no nodeSelector at all without workerSelector', () => {
@@ -72,7 +76,7 @@ describe('stepPod with a kubernetes block', () => {
 
   test('container: resources, securityContext, the block\'s mounts after svc\'s', () => {
     expect(container.resources).toEqual({ requests: { cpu: '250m', memory: '64Mi' }, limits: { memory: '1Gi' } });
-    expect(container.securityContext).toEqual({ runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
+    expect(container.securityContext).toEqual(HARDENED);
     expect(container.volumeMounts).toEqual([
       { name: 'svc-entry', mountPath: '/.svc', readOnly: true },
       { name: 'svc-data', mountPath: '/var/lib/svc/runs/r/attempts/a1', subPath: 'runs/r/attempts/a1' },
@@ -90,7 +94,8 @@ describe('stepPod with a kubernetes block', () => {
     expect(spec.tolerations).toEqual(block.tolerations);
     expect(spec.affinity).toEqual(block.affinity);
     expect(spec.imagePullSecrets).toEqual([{ name: 'regcred' }, { name: 'other' }]);
-    expect(spec.securityContext).toEqual({ fsGroup: 1000 });
+    // No user named: the default non-root one, with the block's group.
+    expect(spec.securityContext).toEqual({ runAsUser: 65532, runAsGroup: 65532, fsGroup: 1000, runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
     expect(spec.priorityClassName).toBe('batch');
   });
 
@@ -169,7 +174,7 @@ describe('the run-scoped container Pod of a DAG-level container', () => {
     const id = runPodIdentity({ dagName: 'dag', dagRunId: 'r1', attemptId: 'a1' });
     const pod = runPod(id, { image: 'python:3.13', env: ['X=1'], workingDir: '/work', user: '1000', pullPolicy: 'always' } as never, '/var/lib/svc/runs/r/attempts/a1/agent', owner, settings);
     const c = pod.spec!.containers[0]!;
-    expect(c).toMatchObject({ image: 'python:3.13', env: [{ name: 'X', value: '1' }], workingDir: '/work', securityContext: { runAsUser: 1000 }, imagePullPolicy: 'Always' });
+    expect(c).toMatchObject({ image: 'python:3.13', env: [{ name: 'X', value: '1' }], workingDir: '/work', securityContext: { ...HARDENED, runAsUser: 1000 }, imagePullPolicy: 'Always' });
     expect(c.command).toEqual(['/.svc/usr/local/bin/svc-entry', 'agent', '--dir', '/var/lib/svc/runs/r/attempts/a1/agent']);
     expect(c.volumeMounts![1]).toEqual({ name: 'svc-data', mountPath: '/var/lib/svc/runs/r/attempts/a1', subPath: 'runs/r/attempts/a1' });
     expect(pod.metadata!.labels).toMatchObject({ 'svc.io/component': 'run-container', 'svc.io/run': 'run-1' });

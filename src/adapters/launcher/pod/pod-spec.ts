@@ -6,7 +6,8 @@
  * and appends them to the step's log files on the shared volume, and records the outcome there.
  * Values of secrets never appear in the Pod: env vars holding one come from a Secret of the execution.
  * The request's `kubernetes` block (the DAG's with the step's over it) adds resources, placement, identity,
- * metadata, volumes and security settings; svc's own labels, annotations and volumes always win.
+ * metadata, volumes and security settings; svc's own labels, annotations and volumes always win, and so
+ * do the hardened security settings (pod-hardening.ts).
  */
 import type { V1Container, V1EnvVar, V1Pod, V1PodSpec, V1Secret, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import { isAbsolute, relative } from 'node:path';
@@ -17,6 +18,7 @@ import { encodeMasks, isRunStepType, runStepRequest, STEP_ERROR_ENV, STEP_MASK_E
 import { carriesSecret } from '../../../core/secret-values.js';
 import { execName, labelValue, SVC_LABELS } from '../../../core/naming.js';
 import { API_VERSION } from '../../../core/resources.js';
+import { hardenedContainer, hardenedPod } from './pod-hardening.js';
 
 /** Labels of every step Pod (the operator's informer selects `svc.io/component=step`). */
 export const POD_LABELS = { component: 'svc.io/component', run: 'svc.io/run', step: 'svc.io/step', attempt: 'svc.io/attempt', managedBy: 'app.kubernetes.io/managed-by' } as const;
@@ -92,7 +94,7 @@ export function stepPod(req: ExecRequest, owner: { name: string; uid: string }, 
     // The operator's runs default to `/`: a step that names no directory runs in its image's WORKDIR.
     ...(req.workingDir && req.workingDir !== '/' ? { workingDir: req.workingDir } : req.step.container?.workingDir ? { workingDir: req.step.container.workingDir } : {}),
     ...(k.resources ? { resources: k.resources } : {}),
-    ...(k.securityContext ? { securityContext: k.securityContext } : {}),
+    securityContext: hardenedContainer(k.securityContext),
     volumeMounts: [...entryMounts(s, files.root), ...(k.volumeMounts ?? [])],
   };
   const timeoutSeconds = req.timeoutMs > 0 ? Math.ceil(req.timeoutMs / 1000) : 0;
@@ -126,7 +128,7 @@ function identity(k: KubernetesBlock, s: PodSettings): Partial<V1PodSpec> {
     ...(k.serviceAccountName ? {} : { automountServiceAccountToken: false }),
     ...(account ? { serviceAccountName: account } : {}),
     ...(k.imagePullSecrets?.length ? { imagePullSecrets: k.imagePullSecrets.map((n) => ({ name: n })) } : {}),
-    ...(k.podSecurityContext ? { securityContext: k.podSecurityContext } : {}),
+    securityContext: hardenedPod(k.podSecurityContext, k.securityContext),
   };
 }
 
@@ -257,7 +259,7 @@ function podVariables(req: ExecRequest): Record<string, string> {
 
 /** The init container that copies the entry binary in (`init-container` delivery). */
 export function copyEntry(image: string): V1Container {
-  return { name: 'svc-entry', image, command: [ENTRY_IN_IMAGE, 'copy', `${ENTRY_MOUNT}/svc-entry`], volumeMounts: [{ name: 'svc-entry', mountPath: ENTRY_MOUNT }] };
+  return { name: 'svc-entry', image, command: [ENTRY_IN_IMAGE, 'copy', `${ENTRY_MOUNT}/svc-entry`], securityContext: hardenedContainer(), volumeMounts: [{ name: 'svc-entry', mountPath: ENTRY_MOUNT }] };
 }
 
 /** svc's own volumes: the entry binary, and the data volume when there is one. */

@@ -8,6 +8,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { ContainerConfig } from '../../../core/spec/types.js';
 import { execName, labelValue, SVC_LABELS, type ExecIdentity } from '../../../core/naming.js';
 import { API_VERSION } from '../../../core/resources.js';
+import { hardenedContainer, hardenedPod } from './pod-hardening.js';
 import { containerEnv, copyEntry, entryMounts, entryPath, entryVolumes, POD_LABELS, STEP_CONTAINER, type PodSettings } from './pod-spec.js';
 
 export const RUN_CONTAINER = 'run-container';
@@ -28,13 +29,14 @@ export function runPod(id: ExecIdentity, c: ContainerConfig, agentDir: string, o
     },
     spec: {
       restartPolicy: 'Never', enableServiceLinks: false, automountServiceAccountToken: false,
+      securityContext: hardenedPod(undefined, uid !== undefined ? { runAsUser: uid } : undefined),
       terminationGracePeriodSeconds: s.stopGraceSeconds,
       ...(s.serviceAccountName ? { serviceAccountName: s.serviceAccountName } : {}),
       ...(s.entryDelivery === 'init-container' ? { initContainers: [copyEntry(s.entryImage)] } : {}),
       containers: [{
         name: STEP_CONTAINER, image: c.image ?? s.stepImage, command: [entryPath(s.entryDelivery), 'agent', '--dir', agentDir], env,
         ...(c.workingDir ? { workingDir: c.workingDir } : {}),
-        ...(uid !== undefined ? { securityContext: { runAsUser: uid } } : {}),
+        securityContext: hardenedContainer(uid !== undefined ? { runAsUser: uid } : undefined),
         ...(c.pullPolicy ? { imagePullPolicy: ({ always: 'Always', missing: 'IfNotPresent', never: 'Never' } as const)[c.pullPolicy] } : {}),
         volumeMounts: entryMounts(s, dirname(agentDir)),
       }],
