@@ -16,6 +16,8 @@ const BACKTRACKING_KEY = `${'*?'.repeat(15)}x`;
 beforeAll(async () => {
   srv.dag('longtag', `maxActiveRuns: -1\ntags: ["${LONG_KEY}=${LONG_VALUE}"]\nsteps:\n  - name: s\n    command: "true"\n`);
   srv.dag('other', 'maxActiveRuns: -1\ntags: [env=prod]\nsteps:\n  - name: s\n    command: "true"\n');
+  // 300 KB of comments in 50 long lines: every line matches a search.
+  srv.dag('longlines', `${Array.from({ length: 50 }, () => `# ${'needle '.repeat(900)}`).join('\n')}\nsteps:\n  - name: s\n    command: "true"\n`);
   await srv.start();
   expect((await srv.post('/dags/longtag/enqueue', { dagRunId: 'long-1' })).status).toBe(200);
   expect((await srv.post('/dags/other/enqueue', { dagRunId: 'other-1' })).status).toBe(200);
@@ -89,6 +91,17 @@ describe('GET /dag-runs without limit', () => {
     expect(rest.body.nextCursor).toBeNull();
     expect(runIds({ dagRuns: [...first.body.dagRuns, ...rest.body.dagRuns] })).toHaveLength(107);
     expect((await srv.get('/dag-runs?limit=1001')).body).toEqual(err('bad_request'));
+  });
+});
+
+describe('GET /dags/search over long lines', () => {
+  test('answers excerpts of the lines, not the lines: a small body for a large DAG', async () => {
+    const r = await srv.get('/dags/search?q=needle');
+    expect(r.status).toBe(200);
+    const hit = r.body.results.find((x: { name: string }) => x.name === 'longlines');
+    expect(hit.matches.length).toBeGreaterThan(0);
+    for (const m of hit.matches) for (const line of m.line.split('\n')) expect(line.length).toBeLessThanOrEqual(502);
+    expect(r.text.length).toBeLessThan(200 * 1024);
   });
 });
 
