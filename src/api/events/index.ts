@@ -1,5 +1,6 @@
 /** The event stream routers (server-sent events for the web UI; docs/api.md "Event streams"). */
 import type { Router } from 'express';
+import { ClientStreamSlots, clientSlotsRouter } from './client-slots.js';
 import { eventsContext } from './context.js';
 import type { EventsOptions } from './deps.js';
 import { runEventsRouter } from './runs.js';
@@ -18,7 +19,7 @@ export interface EventsApi {
 export function eventsApi(o: EventsOptions): EventsApi {
   const ctx = eventsContext(o);
   return {
-    routers: [runEventsRouter(ctx), stepLogEventsRouter(ctx)],
+    routers: [clientSlotsRouter(new ClientStreamSlots()), runEventsRouter(ctx), stepLogEventsRouter(ctx)],
     openStreams: () => ctx.open.size,
     close: () => { for (const s of [...ctx.open]) s.end(); },
   };

@@ -18,6 +18,8 @@ const MAX_UNIX = 253_402_300_799;
 
 /** Longest page of GET /dag-runs (as perPage of GET /dags, SPEC 8). */
 export const MAX_RUNS_LIMIT = 1000;
+/** The page of GET /dag-runs without `limit`: an answer is bounded whatever the filters keep. */
+export const DEFAULT_RUNS_LIMIT = 100;
 
 function runFilter(req: Request): RunFilter {
   const name = queryString(req, 'name', 100);
@@ -40,13 +42,13 @@ function runFilter(req: Request): RunFilter {
   return { ...f, ...pageOf(req) };
 }
 
-/** `limit` and `cursor` of a page (both optional: without them, every run the filters keep). */
+/** `limit` (default DEFAULT_RUNS_LIMIT) and `cursor` of a page. */
 function pageOf(req: Request): Pick<RunFilter, 'limit' | 'after'> {
-  const limit = queryInt(req, 'limit', 0, 1, MAX_RUNS_LIMIT);
+  const limit = queryInt(req, 'limit', DEFAULT_RUNS_LIMIT, 1, MAX_RUNS_LIMIT);
   const cursor = queryString(req, 'cursor', MAX_CURSOR_LENGTH);
   const after = cursor ? decodeRunCursor(cursor) : undefined;
   if (cursor && !after) throw new BadRequestError(`invalid cursor ${show(cursor)}: pass the nextCursor of a previous answer unchanged`);
-  return { ...(limit > 0 ? { limit } : {}), ...(after ? { after } : {}) };
+  return { limit, ...(after ? { after } : {}) };
 }
 
 export function manageRouter(deps: RunsRouterDeps): Router {
@@ -56,9 +58,8 @@ export function manageRouter(deps: RunsRouterDeps): Router {
   r.get('/dag-runs', async (req, res) => {
     const f = runFilter(req);
     const page = await queries.list(f);
-    // nextCursor only for a page (limit or cursor given): without them the answer is SPEC 4.5's, unchanged.
-    const paged = f.limit !== undefined || f.after !== undefined;
-    res.json({ dagRuns: page.dagRuns, ...(paged ? { nextCursor: page.next ? encodeRunCursor(page.next) : null } : {}) });
+    // SPEC 4.5's {dagRuns}, plus where the next page starts (null on the last page).
+    res.json({ dagRuns: page.dagRuns, nextCursor: page.next ? encodeRunCursor(page.next) : null });
   });
 
   r.get('/dag-runs/:name/:dagRunId', async (req, res) => {

@@ -10,6 +10,7 @@ import { Problems, unique } from './errors.js';
 import { schemaProblems } from './validate.js';
 import { isObj, str } from './values.js';
 import { readPlainYaml } from './plain-yaml.js';
+import { expansionProblem } from './yaml-budget.js';
 
 export interface LoadOptions {
   /** Stored file name without extension: the default DAG name. */
@@ -53,6 +54,9 @@ function readDocuments(text: string): Array<ReadDoc & { n: number }> {
 function readDocument(doc: Document, text: string): ReadDoc {
   const syntax = doc.errors.map((e) => `yaml (${lineCol(text, e.pos[0])}): ${e.message.split('\n')[0]}`);
   if (syntax.length > 0) return { errors: syntax };
+  // Over the budget the value is never built: no caller (a response, the engine) can write it out.
+  const expansion = expansionProblem(doc);
+  if (expansion) return { errors: [expansion] };
   try {
     return { value: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }), errors: [] };
   } catch (err) {

@@ -3,6 +3,7 @@ import type { Tag } from './types.js';
 import type { Problems } from './errors.js';
 import { at, idx } from './errors.js';
 import { isObj, scalarText } from './values.js';
+import { wildcardMatch } from './wildcard.js';
 
 const KEY = /^[a-z0-9][a-z0-9_.-]{0,62}$/;
 const VALUE = /^[a-z0-9_./-]{0,255}$/;
@@ -107,17 +108,11 @@ export function parseTagFilter(expr: string): TagFilter | { error: string } {
   return { terms };
 }
 
-function wildcard(pattern: string): RegExp {
-  const body = pattern.replace(/[.+^${}()|[\]\\/-]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${body}$`);
-}
-
 function termMatches(tags: Tag[], term: TagFilterTerm): boolean {
-  const key = wildcard(term.key);
-  if (term.kind === 'absent') return !tags.some((t) => key.test(t.key));
-  if (term.kind === 'has') return tags.some((t) => key.test(t.key));
-  const value = wildcard(term.value);
-  return tags.some((t) => key.test(t.key) && t.value !== undefined && value.test(t.value));
+  const key = (t: Tag): boolean => wildcardMatch(term.key, t.key);
+  if (term.kind === 'absent') return !tags.some(key);
+  if (term.kind === 'has') return tags.some(key);
+  return tags.some((t) => key(t) && t.value !== undefined && wildcardMatch(term.value, t.value));
 }
 
 /** Whether tags satisfy every term of the filter. */

@@ -20,6 +20,8 @@ export const DEFAULT_DAG_SPEC = `steps:\n  - name: hello\n    command: echo hell
 export const MAX_QUERY_LENGTH = 256;
 const CONTEXT_LINES = 2;
 const MAX_MATCHES_PER_DAG = 50;
+/** Characters of one line shown in a match: a DAG of a few long lines must not answer megabytes per search. */
+const MAX_MATCH_LINE = 500;
 /** The DAG name validate uses when neither the spec nor the request names one. */
 export const VALIDATE_DEFAULT_NAME = 'unnamed';
 
@@ -140,14 +142,23 @@ export class DagService implements DagsApi {
   }
 }
 
+/** A line of a match cut to MAX_MATCH_LINE characters around `at` (the match; 0 for a context line), marked with "…". */
+function excerpt(line: string, at: number): string {
+  if (line.length <= MAX_MATCH_LINE) return line;
+  const from = Math.max(0, Math.min(at - MAX_MATCH_LINE / 2, line.length - MAX_MATCH_LINE));
+  return `${from > 0 ? '…' : ''}${line.slice(from, from + MAX_MATCH_LINE)}${from + MAX_MATCH_LINE < line.length ? '…' : ''}`;
+}
+
 function grep(text: string, needle: string): SearchMatch[] {
   const lines = text.split(/\r?\n/);
   const out: SearchMatch[] = [];
   for (let i = 0; i < lines.length && out.length < MAX_MATCHES_PER_DAG; i++) {
-    if (!(lines[i] as string).toLowerCase().includes(needle)) continue;
+    const at = (lines[i] as string).toLowerCase().indexOf(needle);
+    if (at < 0) continue;
     const start = Math.max(0, i - CONTEXT_LINES);
     const end = Math.min(lines.length, i + CONTEXT_LINES + 1);
-    out.push({ line: lines.slice(start, end).join('\n'), lineNumber: i + 1, startLine: start + 1 });
+    const shown = lines.slice(start, end).map((l, j) => excerpt(l, start + j === i ? at : 0));
+    out.push({ line: shown.join('\n'), lineNumber: i + 1, startLine: start + 1 });
   }
   return out;
 }

@@ -494,8 +494,8 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * Root runs, newest first; every matching run, or a page with limit and cursor
-         * @description Newest first by creation time, ties broken by run id, then DAG name (descending). Without `limit` and `cursor`, every run the filters keep (SPEC 4.5). With `limit`, at most that many and a `nextCursor` to pass as `cursor` for the next page (null on the last page); a cursor is a place in that order, so runs created during a walk never shift it. 400 `bad_request` for a `limit` that is not an integer from 1 to 1000 and for a `cursor` that is not a `nextCursor` of this API.
+         * Root runs, newest first, a page at a time (limit default 100, cursor)
+         * @description Newest first by creation time, ties broken by run id, then DAG name (descending). At most `limit` runs (default 100, at most 1000: an answer is bounded however many runs the filters keep) and a `nextCursor` to pass as `cursor` for the next page (null on the last page); a cursor is a place in that order, so runs created during a walk never shift it. 400 `bad_request` for a `limit` that is not an integer from 1 to 1000 and for a `cursor` that is not a `nextCursor` of this API.
          */
         get: operations["listDagRuns"];
         put?: never;
@@ -2706,7 +2706,7 @@ export interface operations {
                 dagRunId?: string;
                 /** @description Tag filter expression */
                 tags?: string;
-                /** @description At most this many runs (a page); without it, every matching run */
+                /** @description At most this many runs (a page) */
                 limit?: number;
                 /** @description The nextCursor of the previous page (opaque); only runs after it */
                 cursor?: string;
@@ -2725,7 +2725,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         dagRuns: components["schemas"]["DagRunSummary"][];
-                        /** @description With limit or cursor: the cursor of the next page, null on the last page; absent otherwise */
+                        /** @description The cursor of the next page, null on the last page (always sent; the snapshot of an event stream has none) */
                         nextCursor?: string | null;
                     };
                 };

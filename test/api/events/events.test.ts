@@ -15,8 +15,8 @@ const srv = new TestServer();
 let contract: Contract;
 const open: SseClient[] = [];
 
-async function stream(path: string, headers: Record<string, string> = {}, on: TestServer = srv): Promise<SseClient> {
-  const s = await SseClient.open(`${on.url}/api/v2${path}`, headers);
+async function stream(path: string, headers: Record<string, string> = {}, on: TestServer = srv, localAddress?: string): Promise<SseClient> {
+  const s = await SseClient.open(`${on.url}/api/v2${path}`, headers, localAddress);
   open.push(s);
   return s;
 }
@@ -77,7 +77,7 @@ describe('GET /events/dag-runs', () => {
     // A new stream's snapshot has the finished run, as GET /dag-runs lists it.
     const again = await stream('/events/dag-runs?name=pulse');
     const list = await srv.get('/dag-runs?name=pulse');
-    expect((await again.next('snapshot')).data).toEqual(list.body);
+    expect((await again.next('snapshot')).data).toEqual({ dagRuns: list.body.dagRuns });
     conformsAs('/dag-runs', list.body);
   });
 
@@ -207,10 +207,12 @@ describe('authentication and the stream cap', () => {
 
   test('at most 100 streams at once: the next is 503 service_unavailable with Retry-After; a closed stream frees its slot', async () => {
     const held: SseClient[] = [];
+    // Ten clients (loopback source addresses), each under its own cap of 16 streams, fill the server's 100.
+    const from = (i: number): string => `127.0.0.${10 + (i % 10)}`;
     for (let i = 0; i < 100; i++) {
       // Slots of streams closed by earlier tests are freed as the server sees the connections close.
       held.push(await eventually(async () => {
-        const s = await stream(i % 2 ? '/events/dag-runs?name=pulse' : '/events/dag-runs/ticker/t1/steps/talk/log');
+        const s = await stream(i % 2 ? '/events/dag-runs?name=pulse' : '/events/dag-runs/ticker/t1/steps/talk/log', {}, srv, from(i));
         if (s.status === 200) return s;
         s.close();
         return undefined;
@@ -219,17 +221,17 @@ describe('authentication and the stream cap', () => {
     // The log tails of a finished step end by themselves: only the run streams stay.
     await Promise.all(held.filter((_s, i) => i % 2 === 0).map((s) => s.closedByServer()));
     for (let i = 0; i < 50; i++) {
-      const s = await stream('/events/dag-runs');
+      const s = await stream('/events/dag-runs', {}, srv, from(i));
       expect(s.status).toBe(200);
       held.push(s);
     }
-    const refused = await stream('/events/dag-runs');
+    const refused = await stream('/events/dag-runs', {}, srv, '127.0.0.30');
     conformsError('/events/dag-runs', refused, 503, 'service_unavailable');
     expect(refused.headers.get('retry-after')).toBe('5');
-    conformsError('/events/dag-runs/ticker/t1/steps/talk/log', await stream('/events/dag-runs/ticker/t1/steps/talk/log'), 503, 'service_unavailable');
+    conformsError('/events/dag-runs/ticker/t1/steps/talk/log', await stream('/events/dag-runs/ticker/t1/steps/talk/log', {}, srv, '127.0.0.30'), 503, 'service_unavailable');
     held[1]!.close();
     const next = await eventually(async () => {
-      const s = await stream('/events/dag-runs?name=pulse');
+      const s = await stream('/events/dag-runs?name=pulse', {}, srv, from(1));
       return s.status === 200 ? s : undefined;
     }, 'a freed slot');
     expect((await next.next('snapshot')).data.dagRuns.length).toBeGreaterThan(0);

@@ -2,6 +2,9 @@
  * A server-sent events client over Node's fetch (as a browser's fetch-based reader would read the
  * stream): parses `event:`, `id:`, `data:` fields and counts comment lines (heartbeats).
  */
+import { get, type IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+
 export interface SseEvent { event: string; id?: string; data: any }
 
 export class SseClient {
@@ -16,9 +19,10 @@ export class SseClient {
     private readonly abort: AbortController) {}
 
   /** Opens the stream; a non-2xx answer is returned with its JSON body in `error` (and nothing is read). */
-  static async open(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
+  static async open(url: string, headers: Record<string, string> = {}, localAddress?: string): Promise<SseClient> {
     const abort = new AbortController();
-    const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: abort.signal });
+    const res = localAddress ? await fromAddress(url, headers, localAddress, abort.signal)
+      : await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: abort.signal });
     const c = new SseClient(res.status, res.headers, res.body, abort);
     if (res.status !== 200) {
       const text = await res.text();
@@ -114,3 +118,13 @@ const summary = (d: any): unknown => {
   if (d?.dagRuns) return { runs: d.dagRuns.length };
   return d;
 };
+
+/** A GET from another loopback source address (another client to the server's per-client stream cap): fetch cannot choose one. */
+async function fromAddress(url: string, headers: Record<string, string>, localAddress: string, signal: AbortSignal): Promise<Response> {
+  const res = await new Promise<IncomingMessage>((resolve, reject) => {
+    get(url, { headers: { accept: 'text/event-stream', ...headers }, localAddress, signal }, resolve).on('error', reject);
+  });
+  const h = new Headers();
+  for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') h.set(k, v);
+  return new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, { status: res.statusCode ?? 0, headers: h });
+}

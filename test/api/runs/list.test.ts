@@ -44,10 +44,11 @@ async function walk(query: string, limit: number): Promise<{ pages: string[][]; 
 }
 
 describe('GET /dag-runs with limit and cursor', () => {
-  test('without limit or cursor: every run, no nextCursor (the answer of SPEC 4.5)', async () => {
+  test('without limit or cursor: the first page of the default size (100), with nextCursor', async () => {
     const r = await srv.get('/dag-runs');
-    expect(Object.keys(r.body)).toEqual(['dagRuns']);
+    expect(Object.keys(r.body)).toEqual(['dagRuns', 'nextCursor']);
     expect(idsOf(r.body)).toEqual(newestFirst(created));
+    expect(r.body.nextCursor).toBeNull();
   });
 
   test('a walk gives each run once, newest first, and ends with nextCursor null', async () => {
@@ -82,7 +83,7 @@ describe('GET /dag-runs with limit and cursor', () => {
     await enqueue('beta', 'b-06');
     const rest = await srv.get(`/dag-runs?cursor=${encodeURIComponent(first.body.nextCursor)}`);
     expect(rest.status).toBe(200);
-    expect(rest.body.nextCursor).toBeNull(); // a cursor without a limit: every run after it
+    expect(rest.body.nextCursor).toBeNull(); // a cursor without a limit: the default page after it
     expect([...idsOf(first.body), ...idsOf(rest.body)]).toEqual(newestFirst(before));
     expect(idsOf((await srv.get('/dag-runs?limit=2')).body)).toEqual(['b-06', 'a-08']);
   });

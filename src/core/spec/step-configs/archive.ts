@@ -11,6 +11,7 @@ export const ARCHIVE_COMMANDS = ['create', 'extract', 'list'] as const;
 export const ARCHIVE_FORMATS = ['tar', 'tar.gz', 'tgz', 'zip'] as const;
 export const ARCHIVE_FIELDS: ReadonlySet<string> = new Set([
   'source', 'destination', 'format', 'include', 'exclude', 'verifyIntegrity', 'overwrite', 'stripComponents',
+  'maxEntries', 'maxBytes',
 ]);
 
 type Config = Record<string, unknown>;
@@ -49,9 +50,11 @@ function checkValues(config: Config): ConfigProblem[] {
     out.push({ field: 'config.format', message: `must be one of ${ARCHIVE_FORMATS.join(', ')}` });
   }
   for (const flag of ['verifyIntegrity', 'overwrite']) if (!isFlag(config[flag])) out.push({ field: `config.${flag}`, message: 'must be true or false' });
-  const n = config.stripComponents;
-  if (n !== undefined && !templated(n) && !(typeof n === 'number' && Number.isInteger(n) && n >= 0)) {
-    out.push({ field: 'config.stripComponents', message: 'must be a whole number of at least 0' });
+  for (const [field, min] of [['stripComponents', 0], ['maxEntries', 1], ['maxBytes', 0]] as const) {
+    const n = config[field];
+    if (n !== undefined && !templated(n) && !(typeof n === 'number' && Number.isInteger(n) && n >= min)) {
+      out.push({ field: `config.${field}`, message: `must be a whole number of at least ${min}` });
+    }
   }
   return out;
 }

@@ -1,18 +1,21 @@
 /**
  * Writes one checked entry under the destination root (a real path). Beyond the name checks of
- * entry-path.ts, every directory on the way is checked as it is made: a symlink on the path (one the
- * archive made earlier, or one already there) must resolve inside the root, so no write goes through a
- * link to the outside. Files are created exclusively (never written through an existing link); one that
- * exists is replaced only with `overwrite`.
+ * entry-path.ts, every directory on the way is walked per entry with lstat and must be a real directory
+ * (real-dirs.ts): a symlink on the path, one the archive made earlier or one already there, fails the
+ * entry, so no write goes through a link. Files are created exclusively (never written through an
+ * existing link); one that exists is replaced only with `overwrite`, and so is a link where a directory
+ * entry goes. Bytes are counted as they are written, against the step's budget.
  */
 import { createWriteStream } from 'node:fs';
 import { link, lstat, realpath, rm, symlink, unlink, utimes } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { StepError } from '../runner.js';
 import { entrySegments, outside } from './entry-path.js';
 import type { ArchiveEntry } from './entry.js';
-import { ensureDirsWithin, fsReason, isWithin, PathBlocked } from './fs-safe.js';
+import { fsReason, isWithin } from './fs-safe.js';
+import { makeRealDirs, NotADirectory, realDirsExist } from './real-dirs.js';
 
 export interface Destination {
   /** The destination directory's real path. */
@@ -20,19 +23,30 @@ export interface Destination {
   overwrite: boolean;
   stripComponents: number;
   signal: AbortSignal;
-  /** Directories already checked (their real paths are inside the root). */
-  checked: Set<string>;
+  /** Bytes all files may still take (the decompression budget); counted down as they are written. */
+  bytesLeft: number;
+  maxBytes: number;
 }
 
-/** ensureDirsWithin, with a blocked path reported against the entry. */
-async function ensureDirs(d: Destination, segments: string[], entry: string): Promise<string> {
+/** makeRealDirs, with a blocked path reported against the entry. */
+async function ensureDirs(d: Destination, segments: string[], entry: string, replaceLink = false): Promise<string> {
   try {
-    return await ensureDirsWithin(d.root, segments, d.checked);
+    return await makeRealDirs(d.root, segments, replaceLink && d.overwrite ? 'replace' : 'refuse');
   } catch (e) {
-    if (!(e instanceof PathBlocked)) throw e;
-    if (e.reason === 'symlink') throw outside(entry, e.message);
+    if (!(e instanceof NotADirectory)) throw e;
     throw new StepError(`archive step: cannot extract "${entry}": ${e.message}`);
   }
+}
+
+/** Counts the bytes of a file against the budget; past it the write fails (a "zip bomb", or a header that lies). */
+function budget(d: Destination): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      d.bytesLeft -= chunk.length;
+      if (d.bytesLeft < 0) done(new StepError(`archive step: the archive expands to more than ${d.maxBytes} bytes (config.maxBytes): refused`));
+      else done(null, chunk);
+    },
+  });
 }
 
 /** Clears the way for a new file or link: refused without overwrite, a directory is never replaced. */
@@ -47,7 +61,7 @@ async function clear(d: Destination, at: string, rel: string): Promise<void> {
 async function writeFile(d: Destination, at: string, e: ArchiveEntry): Promise<number> {
   const out = createWriteStream(at, { flags: 'wx', mode: (e.mode & 0o777) || 0o644 });
   try {
-    await pipeline(await e.content(), out, { signal: d.signal });
+    await pipeline(await e.content(), budget(d), out, { signal: d.signal });
   } catch (err) {
     out.destroy();
     await rm(at, { force: true });
@@ -83,9 +97,9 @@ async function writeHardlink(d: Destination, at: string, e: ArchiveEntry): Promi
   const target = e.linkTarget ?? '';
   const segments = hardlinkSegments(e).slice(d.stripComponents);
   if (segments.length === 0) return false;
-  const from = join(d.root, ...segments);
-  if (!isWithin(d.root, await realpath(dirname(from)).catch(() => d.root))) throw outside(e.name, `it is a hard link to "${target}"`);
-  await link(from, at);
+  // The linked entry's directories are real ones (no link on the way): link() itself does not follow its last component.
+  if (!(await realDirsExist(d.root, segments.slice(0, -1)))) throw outside(e.name, `it is a hard link to "${target}" through a link or a missing directory`);
+  await link(join(d.root, ...segments), at);
   return true;
 }
 
@@ -96,7 +110,7 @@ export async function writeEntry(d: Destination, segments: string[], e: ArchiveE
   const at = join(parent, segments[segments.length - 1]!);
   try {
     if (e.type === 'dir') {
-      await ensureDirs(d, segments, e.name);
+      await ensureDirs(d, segments, e.name, true);
       return { bytes: 0, written: false };
     }
     await clear(d, at, rel);

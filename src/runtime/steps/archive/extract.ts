@@ -48,10 +48,15 @@ export async function extractArchive(s: ArchiveSettings, dest: Place, io: StepIO
     }
   };
   if (s.verifyIntegrity) await reading(() => verify(s.source.path, format, signal, (e) => { planned(e, s); }));
-  const d: Destination = { root: await destinationRoot(dest), overwrite: s.overwrite, stripComponents: s.stripComponents, signal, checked: new Set() };
+  const d: Destination = {
+    root: await destinationRoot(dest), overwrite: s.overwrite, stripComponents: s.stripComponents, signal,
+    bytesLeft: s.maxBytes, maxBytes: s.maxBytes,
+  };
   const counts = { filesExtracted: 0, bytesExtracted: 0, filesSkipped: 0 };
+  let entries = 0;
   await reading(async () => {
     for await (const e of readArchive(s.source.path, format, signal)) {
+      if (++entries > s.maxEntries) throw new StepError(`archive step: the archive has more than ${s.maxEntries} entries (config.maxEntries): refused`);
       const segments = planned(e, s);
       if (!segments) {
         if (e.type === 'other') io.err(`archive step: skipped "${e.name}": only files, directories and links are extracted\n`);

@@ -29,7 +29,14 @@ export interface ArchiveSettings {
   verifyIntegrity: boolean;
   overwrite: boolean;
   stripComponents: number;
+  /** extract: the decompression budget (entries read, bytes written); past either the step fails. */
+  maxEntries: number;
+  maxBytes: number;
 }
+
+/** Defaults of the decompression budget: far above a real archive, far below what fills a disk by surprise. */
+export const DEFAULT_MAX_ENTRIES = 100_000;
+export const DEFAULT_MAX_BYTES = 10 * 1024 ** 3;
 
 const T = 'archive';
 
@@ -60,5 +67,7 @@ export function archiveSettings(req: ExecRequest): ArchiveSettings {
     verifyIntegrity: flag(c, 'verifyIntegrity', T),
     overwrite: flag(c, 'overwrite', T),
     stripComponents: integer(c, 'stripComponents', T, 0, 0),
+    maxEntries: integer(c, 'maxEntries', T, 1, DEFAULT_MAX_ENTRIES),
+    maxBytes: integer(c, 'maxBytes', T, 0, DEFAULT_MAX_BYTES),
   };
 }
