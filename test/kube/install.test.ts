@@ -193,7 +193,7 @@ describeTools('helm install of charts/svc', ['helm'], () => describeCluster('on 
       const dag = ['steps:', '  - name: probe', '    command: sh -c \'sleep 4; if [ -z "$KUBECONFIG" ]; then echo no-credentials; fi\'', '    output: SEEN'].join('\n');
       const created = await fetch(`${release.api}/dags`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'probe', spec: dag }) });
       expect(created.status).toBe(201);
-      const { dagRunId } = (await (await fetch(`${release.api}/dags/probe/start`, { method: 'POST' })).json()) as { dagRunId: string };
+      const { dagRunId } = (await (await fetch(`${release.api}/dags/probe/start`, { method: 'POST', headers: { 'x-requested-with': 'test' } })).json()) as { dagRunId: string };
       const pod = await eventually(async () => (await json(['get', 'pods', '-n', ns, '-l', 'svc.io/dag=probe'])).items[0], 'the step Pod', 30_000);
       expect(pod.spec.serviceAccountName).toBe('svc-steps');
       expect(pod.spec.automountServiceAccountToken).toBe(false);
@@ -216,7 +216,7 @@ describeTools('helm install of charts/svc', ['helm'], () => describeCluster('on 
       const tries = { claim: '{volumes: [{name: v, persistentVolumeClaim: {claimName: svc-data}}]}', tls: '{volumes: [{name: v, secret: {secretName: svc-webhook-tls}}]}', account: '{serviceAccountName: svc-operator}' };
       const dag = ['type: graph', 'steps:', ...Object.entries(tries).flatMap(([name, k]) => [`  - name: ${name}`, '    command: "true"', `    kubernetes: ${k}`])].join('\n');
       expect((await fetch(`${release.api}/dags`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'grab', spec: dag }) })).status).toBe(201);
-      const { dagRunId } = (await (await fetch(`${release.api}/dags/grab/start`, { method: 'POST' })).json()) as { dagRunId: string };
+      const { dagRunId } = (await (await fetch(`${release.api}/dags/grab/start`, { method: 'POST', headers: { 'x-requested-with': 'test' } })).json()) as { dagRunId: string };
       const run = await eventually(async () => {
         const r = ((await (await fetch(`${release.api}/dag-runs/grab/${dagRunId}`)).json()) as Obj).dagRun;
         return r && [2, 3, 4, 6].includes(r.status) ? r : undefined;
