@@ -4,7 +4,7 @@
  * handlers to the error middleware.
  */
 import express, { type Express, type Router } from 'express';
-import { crossSiteGuard, hostGuard, securityHeaders } from './browser/guard.js';
+import { crossSiteGuard, hostGuard, scriptRequestGuard, securityHeaders } from './browser/guard.js';
 import { errorMiddleware, notFoundRoute } from './errors.js';
 import { requireJsonBody } from './input.js';
 
@@ -18,7 +18,9 @@ export interface AppParts {
   log: ApiLogger;
   /** Routers mounted under /api/v2, in order. */
   routers: Router[];
-  /** Handlers mounted before the API routers (e.g. remoteNode forwarding, auth later). */
+  /** Authentication, mounted first under /api/v2 (a request without credentials hears 401 first). */
+  authenticate?: express.RequestHandler[];
+  /** Handlers mounted before the API routers, after authentication (e.g. remoteNode forwarding). */
   before?: express.RequestHandler[];
   /** Routers mounted at the root (UI assets later). */
   rootRouters?: Router[];
@@ -37,6 +39,8 @@ export function createApp(parts: AppParts): Express {
   // Not strict: `null` or `5` is JSON, refused where read with a message that says what it is.
   app.use(express.json({ limit: '5mb', strict: false }));
   const api = express.Router();
+  for (const h of parts.authenticate ?? []) api.use(h);
+  api.use(scriptRequestGuard);
   for (const h of parts.before ?? []) api.use(h);
   api.use(requireJsonBody);
   for (const r of parts.routers) api.use(r);

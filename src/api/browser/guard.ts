@@ -28,8 +28,9 @@ export function hostGuard(allowedHosts: readonly string[]): RequestHandler {
 }
 
 function changesState(req: Request): boolean {
-  if (!API.test(req.path) || WEBHOOK.test(req.path)) return false;
-  if (req.method === 'GET' || req.method === 'HEAD') return DEQUEUE.test(req.path);
+  const path = `${req.baseUrl}${req.path}`; // the same at the app's root and under the API's router
+  if (!API.test(path) || WEBHOOK.test(path)) return false;
+  if (req.method === 'GET' || req.method === 'HEAD') return DEQUEUE.test(path);
   return req.method !== 'OPTIONS';
 }
 
@@ -60,17 +61,27 @@ function fromScript(req: Request): boolean {
   return mediaType(req) === 'application/json' || req.get(SCRIPT_HEADER) !== undefined || /^bearer\s/i.test(req.get('authorization') ?? '');
 }
 
-export const crossSiteGuard: RequestHandler = (req, res, next) => {
+/** Before anything reads the request: a state change the browser says comes from another site is refused. */
+export const crossSiteGuard: RequestHandler = (req, _res, next) => {
   if (!changesState(req)) return next();
   const why = crossSite(req);
   if (why) throw new DomainError('forbidden', `${req.method} ${req.path} changes state and is refused from another site (${why})`);
-  // PUT, PATCH and DELETE always need a preflight: only POST and the dequeue GET can come from a form or a link.
+  next();
+};
+
+/**
+ * After authentication (a request without credentials hears 401 first), before any router or forwarding:
+ * a state change must be a request no form, link or image can make. PUT, PATCH and DELETE always need
+ * a preflight: only POST and the dequeue GET can come from a form or a link.
+ */
+export const scriptRequestGuard: RequestHandler = (req, res, next) => {
+  if (!changesState(req)) return next();
   if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'HEAD') return next();
   if (fromScript(req)) return next();
   const advice = `send the body as JSON with Content-Type: application/json, or send the header ${SCRIPT_HEADER}`;
   // A body that is not JSON: express.json has not read it yet, so this refuses it with 415.
   if (hasBody(req)) return requireJsonBody(req, res, next);
-  throw new BadRequestError(`${req.method} ${req.path} changes state: ${advice} (a web form or link cannot, so another site cannot make this request)`);
+  throw new BadRequestError(`${req.method} ${req.baseUrl}${req.path} changes state: ${advice} (a web form or link cannot, so another site cannot make this request)`);
 };
 
 /**
