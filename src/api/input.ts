@@ -23,7 +23,7 @@ export function objectBody(req: Request): Record<string, unknown> {
   return b as Record<string, unknown>;
 }
 
-const hasBody = (req: Request): boolean => req.get('transfer-encoding') !== undefined || Number(req.get('content-length') ?? 0) > 0;
+export const hasBody = (req: Request): boolean => req.get('transfer-encoding') !== undefined || Number(req.get('content-length') ?? 0) > 0;
 
 /**
  * A body express.json did not read (no Content-Type, or one that is not JSON) is refused with 415,

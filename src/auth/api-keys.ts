@@ -72,13 +72,22 @@ export class ApiKeyService {
     return this.store.delete(id);
   }
 
-  /** The key a bearer credential names, or undefined. Every stored hash is compared (constant time). */
-  async authenticate(key: string): Promise<StoredApiKey | undefined> {
+  /** The key a bearer credential names (and every key, to follow its creator), or undefined. Every stored hash is compared (constant time). */
+  async authenticate(key: string): Promise<{ key: StoredApiKey; all: StoredApiKey[] } | undefined> {
     const d = sha256(key);
     let found: StoredApiKey | undefined;
-    for (const k of await this.store.list()) if (matchesHash(d, k.keyHash)) found = k;
-    if (found) await this.markUsed(found);
-    return found;
+    const all = await this.store.list();
+    for (const k of all) if (matchesHash(d, k.keyHash)) found = k;
+    if (!found) return undefined;
+    await this.markUsed(found);
+    return { key: found, all };
+  }
+
+  /** A key by id and every key (to follow its creator), without marking it used. */
+  async stored(id: string): Promise<{ key: StoredApiKey; all: StoredApiKey[] } | undefined> {
+    const all = await this.store.list();
+    const key = all.find((k) => k.id === id);
+    return key ? { key, all } : undefined;
   }
 
   private async markUsed(k: StoredApiKey): Promise<void> {

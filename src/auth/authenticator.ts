@@ -2,12 +2,15 @@
  * Turns the Authorization header into a Principal (SPEC 5.1). Order: a webhook token (`svc_wh_`) is
  * refused (it only opens POST /webhooks/{fileName}, checked by that route); the static token; an API
  * key (`svc_`, builtin mode); a JWT (builtin mode). Basic credentials count outside builtin mode only;
- * under builtin they are ignored with a warning. Every comparison of a secret is constant-time.
+ * under builtin they are ignored with a warning. Every comparison of a secret is constant-time. An API
+ * key counts only while its creator is an enabled user, with at most that user's role (api-key-creator.ts).
  */
 import type { AuthMode } from '../config/auth-config.js';
+import type { Role } from '../core/auth/roles.js';
 import type { UserStore } from '../core/ports/auth-stores.js';
 import type { ApiKeyService } from './api-keys.js';
 import { API_KEY_PREFIX } from './api-keys.js';
+import { keyStanding } from './api-key-creator.js';
 import type { Principal } from './principal.js';
 import { hasCredentials, matchesCredentials, type StaticCredentials } from './static-credentials.js';
 import type { TokenIssuer } from './tokens.js';
@@ -57,6 +60,22 @@ export class Authenticator {
     return this.jwt(value);
   }
 
+  /**
+   * The role a principal holds now, or undefined when it holds none any more (a user deleted or disabled,
+   * an API key deleted or its creator gone): for what outlives one request, such as a terminal session.
+   */
+  async currentRole(p: Principal): Promise<Role | undefined> {
+    if (p.kind === 'static' || p.kind === 'basic') return p.role;
+    if (p.kind === 'user') {
+      const user = await this.d.users?.get(p.id);
+      return user && !user.isDisabled ? user.role : undefined;
+    }
+    const found = await this.d.apiKeys?.stored(p.id);
+    if (!found) return undefined;
+    const standing = await keyStanding(found.key, found.all, async (id) => this.d.users?.get(id));
+    return 'role' in standing ? standing.role : undefined;
+  }
+
   private basic(header: string): AuthOutcome {
     if (this.builtin) {
       if (Date.now() - this.lastBasicWarning > BASIC_WARN_EVERY_MS) {
@@ -72,9 +91,12 @@ export class Authenticator {
   }
 
   private async apiKey(value: string): Promise<AuthOutcome> {
-    const key = await this.d.apiKeys?.authenticate(value);
-    if (!key) return { problem: 'invalid API key' };
-    return { principal: { kind: 'apikey', role: key.role, id: key.id, name: key.name } };
+    const found = await this.d.apiKeys?.authenticate(value);
+    if (!found) return { problem: 'invalid API key' };
+    const { key, all } = found;
+    const standing = await keyStanding(key, all, async (id) => this.d.users?.get(id));
+    if ('problem' in standing) return standing;
+    return { principal: { kind: 'apikey', role: standing.role, id: key.id, name: key.name } };
   }
 
   private async jwt(value: string): Promise<AuthOutcome> {

@@ -6,10 +6,13 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { sha256 } from './digest.js';
+import type { Principal } from './principal.js';
 
 /** Who a ticket was issued to: what the session's audit lines name. */
 export interface TicketHolder {
   actor: string;
+  /** Who asked (none with auth off): the session ends when it is no admin any more. */
+  principal?: Principal;
 }
 
 export interface IssuedTicket {

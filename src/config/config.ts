@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { parseDurationMs } from '../core/spec/blocks.js';
 import { DEFAULT_MAX_CALL_DEPTH } from '../core/spec/calls.js';
 import { loadAuditEnabled, loadAuditSink, loadAuthConfig, type AuthConfig } from './auth-config.js';
+import { loadAllowedHosts } from './browser-config.js';
 import { at, bool, ConfigError, text } from './values.js';
 import { loadPodPolicy } from './pod-policy.js';
 import type { PodPolicy } from '../core/spec/pod-policy.js';
@@ -93,6 +94,11 @@ export interface Config {
    * server host (docs/api.md "Web terminal", ADR 0022). Off unless the operator turns it on.
    */
   terminalEnabled: boolean;
+  /**
+   * SVC_ALLOWED_HOSTS (file `server.allowedHosts`): the Host names the server answers, beside IP
+   * literals (config/browser-config.ts). Default: localhost, *.localhost and SVC_HOST when a name.
+   */
+  allowedHosts: readonly string[];
 }
 
 export const BACKENDS = ['embedded', 'kubernetes'] as const;
@@ -190,9 +196,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   const kubeconfig = pick('SVC_KUBECONFIG', 'kubeconfig');
   const webhookCertDir = pick('SVC_WEBHOOK_CERT_DIR', 'webhookCertDir');
   const fail = (m: string) => new ConfigError(m);
+  const host = pick('SVC_HOST', 'host') ?? '127.0.0.1';
   return Object.freeze({
     dataDir, dagsDir, defaultShell: shell, logLevel: logLevel(pick('SVC_LOG_LEVEL', 'logLevel')),
-    host: pick('SVC_HOST', 'host') ?? '127.0.0.1', port: port(pick('SVC_PORT', 'port')), metrics,
+    host, allowedHosts: loadAllowedHosts(env, file, host), port: port(pick('SVC_PORT', 'port')), metrics,
     monitoringIntervalMs: duration('SVC_MONITORING_INTERVAL', pick('SVC_MONITORING_INTERVAL', 'monitoringInterval'), 5000),
     monitoringRetentionMs: duration('SVC_MONITORING_RETENTION', pick('SVC_MONITORING_RETENTION', 'monitoringRetention'), 24 * 3600_000),
     queuesEnabled: bool('SVC_QUEUE_ENABLED', env.SVC_QUEUE_ENABLED ?? file.queuesEnabled, true),

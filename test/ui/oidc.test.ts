@@ -94,8 +94,27 @@ describeWith('chromium', chromiumMissing, 'the web UI with OIDC login', () => {
     const p = await ctx.newPage();
     p.on('pageerror', (e) => { throw e; });
     await p.goto(`${t.url}/login#token=not.a.token&expiresAt=2099-01-01T00:00:00Z`);
-    await p.getByRole('alert').filter({ hasText: 'did not accept' }).waitFor();
+    await p.getByRole('alert').filter({ hasText: 'not started from this browser tab' }).waitFor();
     expect(await p.evaluate(() => localStorage.getItem('svc.token'))).toBeNull();
+    await ctx.close();
+  });
+
+  test('a link carrying someone else\'s valid token does not replace the session', async () => {
+    const victim = (await t.post('/auth/login', { username: 'admin', password: 'ui-admin-password' })).body.token as string;
+    const auth = { authorization: `Bearer ${victim}` };
+    expect((await t.req('POST', '/users', { username: 'mallet', password: 'mallet-password', role: 'viewer' }, auth)).status).toBe(201);
+    const attacker = (await t.post('/auth/login', { username: 'mallet', password: 'mallet-password' })).body.token as string;
+    const ctx = await context(browser);
+    const p = await ctx.newPage();
+    p.on('pageerror', (e) => { throw e; });
+    await p.goto(`${t.url}/login`);
+    await p.evaluate((token) => localStorage.setItem('svc.token', token), victim);
+    // The link opens as a new page load, as one clicked in a mail or on another site does.
+    await p.goto('about:blank');
+    await p.goto(`${t.url}/login#token=${encodeURIComponent(attacker)}&expiresAt=2099-01-01T00:00:00Z`);
+    await p.getByRole('alert').filter({ hasText: 'not started from this browser tab' }).waitFor();
+    expect(new URL(p.url()).hash).toBe('');
+    expect(await p.evaluate(() => localStorage.getItem('svc.token'))).toBe(victim);
     await ctx.close();
   });
 });

@@ -120,6 +120,16 @@ class ScriptTerminal implements TerminalProcess {
     else this.exitListeners.push(fn);
   }
 
+  pause(): void {
+    this.child.stdout.pause();
+    this.child.stderr.pause();
+  }
+
+  resume(): void {
+    this.child.stdout.resume();
+    this.child.stderr.resume();
+  }
+
   kill(): void {
     killSession(this.pid);
     signal(-this.child.pid!, 'SIGKILL');

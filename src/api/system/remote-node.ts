@@ -6,7 +6,7 @@
 import type { Request, RequestHandler } from 'express';
 import { BadRequestError } from '../../core/errors.js';
 import type { RemoteForwarder } from '../../core/ports/remote-forwarder.js';
-import { queryString } from '../input.js';
+import { queryString, show } from '../input.js';
 
 export interface RemoteNode {
   name: string;
@@ -29,14 +29,32 @@ function nodeName(req: Request): string | undefined {
   return raw === undefined || raw === '' || raw === LOCAL_NODE ? undefined : raw;
 }
 
+/**
+ * A path the access policy checked must be the path the node serves: a dot segment or an encoded dot,
+ * slash or backslash would be resolved (by the URL parser here, or a proxy there) into another route,
+ * such as an admin-only one the caller's role was never checked for. Refused, never normalised.
+ */
+const UNSAFE_SEGMENT = /^\.{1,2}$/;
+const UNSAFE_CHARS = /%2e|%2f|%5c|\\/i;
+
+function checkedPath(path: string): string {
+  if (UNSAFE_CHARS.test(path) || path.split('/').some((s) => UNSAFE_SEGMENT.test(s))) {
+    throw new BadRequestError(`the path ${show(path)} has a dot segment or an encoded dot, slash or backslash: it is not forwarded to a remote node`);
+  }
+  return path;
+}
+
 /** Path and query as the client sent them (encoding kept), without remoteNode. */
 function target(req: Request, base: string): string {
   const q = req.url.indexOf('?');
-  const path = q < 0 ? req.url : req.url.slice(0, q);
+  const path = checkedPath(q < 0 ? req.url : req.url.slice(0, q));
   const params = new URLSearchParams(q < 0 ? '' : req.url.slice(q + 1));
   params.delete('remoteNode');
   const qs = params.toString();
-  return `${base}${path}${qs ? `?${qs}` : ''}`;
+  const url = `${base}${path}${qs ? `?${qs}` : ''}`;
+  // What goes out is exactly what the policy saw: the URL parser changes nothing of the path.
+  if (new URL(url).pathname !== `${new URL(base).pathname}${path}`) throw new BadRequestError(`the path ${show(path)} is not forwarded as written`);
+  return url;
 }
 
 async function bodyOf(req: Request): Promise<Uint8Array | undefined> {
@@ -53,7 +71,8 @@ async function bodyOf(req: Request): Promise<Uint8Array | undefined> {
 }
 
 function headersFor(req: Request, node: RemoteNode): Record<string, string> {
-  const h: Record<string, string> = { accept: req.get('accept') ?? '*/*' };
+  // This server refused a cross-site request already: the node hears the request as from a script.
+  const h: Record<string, string> = { accept: req.get('accept') ?? '*/*', 'x-requested-with': 'svc-remote-node' };
   const type = req.get('content-type');
   if (type) h['content-type'] = req.body !== undefined ? 'application/json' : type;
   const auth = node.authToken ? `Bearer ${node.authToken}` : req.get('authorization');

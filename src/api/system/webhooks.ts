@@ -3,7 +3,7 @@
  * management routes GET /webhooks and /dags/{fileName}/webhook[/regenerate|/toggle].
  */
 import { Router } from 'express';
-import { BadRequestError, DomainError } from '../../core/errors.js';
+import { BadRequestError, DomainError, NotFoundError } from '../../core/errors.js';
 import { isValidRunId } from '../../core/resources.js';
 import type { WebhookService } from '../../auth/webhook-service.js';
 import { bearerToken } from '../../auth/webhook-tokens.js';
@@ -48,7 +48,12 @@ export function createWebhookRouter(d: WebhookRouterDeps): Router {
     if (!token) throw new DomainError('unauthorized', 'missing webhook token: send Authorization: Bearer svc_wh_...');
     // The token first: an unauthenticated caller learns nothing about which DAGs exist.
     const hook = await d.webhooks.authenticate(fileName, token);
-    const entry = await d.catalog.get(fileName);
+    const entry = await d.catalog.get(fileName).catch(async (e: unknown) => {
+      // The DAG went without the API (a file or a Dag resource deleted): its webhook goes now, before a
+      // new DAG can take the name.
+      if (e instanceof NotFoundError) await d.webhooks.delete(fileName).catch(() => undefined);
+      throw e;
+    });
     const body = triggerBody(jsonBody(req));
     const env = payloadEnv(body.payload);
     // An existing dagRunId is refused by the store's atomic create (409 already_exists).

@@ -41,7 +41,8 @@ export function terminalRouter(d: TerminalGate & { tickets: TerminalTickets }): 
   r.post('/terminal/tickets', (_req, res) => {
     const refusal = terminalRefusal(d);
     if (refusal) throw refusal;
-    res.status(201).json(d.tickets.issue({ actor: actorOf(principalOf(res)) }));
+    const p = principalOf(res);
+    res.status(201).json(d.tickets.issue({ actor: actorOf(p), ...(p ? { principal: p } : {}) }));
   });
 
   r.get(TERMINAL_SESSION_PATH, () => {

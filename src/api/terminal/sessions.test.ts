@@ -19,7 +19,14 @@ class MemoryTerminal implements TerminalProcess {
   private exit: ((code: number | null) => void) | undefined;
   write(data: Buffer): void { this.written.push(String(data)); }
   resize(size: TerminalSize): void { this.sizes.push(size); }
-  onData(): void { /* this terminal prints nothing */ }
+  paused = 0;
+  resumed = 0;
+  private data: ((chunk: Buffer) => void) | undefined;
+  onData(fn: (chunk: Buffer) => void): void { this.data = fn; }
+  get listening(): boolean { return this.data !== undefined; }
+  print(chunk: Buffer): void { this.data?.(chunk); }
+  pause(): void { this.paused++; }
+  resume(): void { this.resumed++; }
   onExit(fn: (code: number | null) => void): void { this.exit = fn; }
   kill(): void {
     this.kills++;
@@ -46,6 +53,12 @@ async function serve(startMs: number, heartbeatMs: number) {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   return { term, audit, url };
+}
+
+/** Waits (bounded) until `ok` holds. */
+async function until(ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 20));
+  expect(ok()).toBe(true);
 }
 
 const opened = (ws: WebSocket) => new Promise((r) => ws.once('open', r));
@@ -81,6 +94,23 @@ test('a client that stops answering pings is dropped and its shell killed; one t
   await opened(ws);
   await new Promise((r) => setTimeout(r, 500));
   expect([ws.readyState, live.term.kills]).toEqual([WebSocket.OPEN, 0]);
+  ws.close();
+  await closed(ws);
+});
+
+test('a socket that falls behind pauses the shell\'s output, which resumes once it caught up', async () => {
+  const { term, url } = await serve(0, 60_000);
+  const ws = new WebSocket(url);
+  ws.pause(); // the client reads nothing for now
+  await opened(ws);
+  await until(() => term.listening);
+  for (let i = 0; i < 64 && term.paused === 0; i++) term.print(Buffer.alloc(256 * 1024, 120));
+  expect([term.paused, term.resumed]).toEqual([1, 0]);
+  let got = 0;
+  ws.on('message', (d: Buffer) => { got += d.length; });
+  ws.resume();
+  await until(() => term.resumed === 1);
+  expect(got).toBeGreaterThan(0);
   ws.close();
   await closed(ws);
 });

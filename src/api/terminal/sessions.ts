@@ -7,6 +7,8 @@
  */
 import type { WebSocket } from 'ws';
 import type { Auditor } from '../../auth/audit.js';
+import type { Principal } from '../../auth/principal.js';
+import { roleAtLeast, type Role } from '../../core/auth/roles.js';
 import type { TerminalProcess, TerminalSize, TerminalSpawner } from '../../core/ports/terminal.js';
 
 export interface SessionDeps {
@@ -20,7 +22,21 @@ export interface SessionDeps {
   now?: () => number;
   /** How often an open socket is pinged (default HEARTBEAT_MS). */
   heartbeatMs?: number;
+  /** The role the session's principal holds now (undefined: none); without it nobody is re-checked. */
+  currentRole?: (p: Principal) => Promise<Role | undefined>;
+  /** How often the owner's role is checked again (default RECHECK_MS). */
+  recheckMs?: number;
+  /** Sessions open at once, at most (default MAX_SESSIONS). */
+  maxSessions?: number;
 }
+
+/** A shell is an admin's: a session whose owner is disabled, deleted or demoted ends within this. */
+export const RECHECK_MS = 5_000;
+/** Shells at once: each is a process tree on the server host. */
+export const MAX_SESSIONS = 16;
+/** Output queued for a slow socket before the shell's output is paused, and resumed below LOW_WATER. */
+export const HIGH_WATER = 1024 * 1024;
+const LOW_WATER = 64 * 1024;
 
 /**
  * Proxies close a WebSocket that carries nothing for a minute (nginx's default), and a client that vanished
@@ -32,6 +48,7 @@ export const HEARTBEAT_MS = 25_000;
 export interface SessionOwner {
   actor: string;
   source?: string;
+  principal?: Principal;
 }
 
 /** Sizes a terminal emulator may ask for: anything else is a mistake, not a terminal. */
@@ -55,6 +72,11 @@ export class TerminalSessions {
     return this.live.size;
   }
 
+  /** Whether another session may open now. */
+  get full(): boolean {
+    return this.live.size >= (this.d.maxSessions ?? MAX_SESSIONS);
+  }
+
   async open(ws: WebSocket, owner: SessionOwner, size: TerminalSize): Promise<void> {
     const started = this.now();
     // What the browser sends while the shell starts waits for it, in order.
@@ -66,7 +88,7 @@ export class TerminalSessions {
     this.live.set(ws, term);
     // The end is written after the start, however quickly the shell exits.
     const startAudited = this.audit(owner, 'terminal.start', 'success', { pid: term.pid, shell: this.d.shell, cwd: this.d.cwd });
-    term.onData((chunk) => { if (ws.readyState === ws.OPEN) ws.send(chunk); });
+    this.pipeOutput(ws, term);
     term.onExit((code) => {
       this.live.delete(ws);
       send(ws, { type: 'exit', code });
@@ -77,6 +99,7 @@ export class TerminalSessions {
     for (const [data, isBinary] of early.splice(0)) take(data, isBinary);
     ws.on('close', () => term.kill());
     this.heartbeat(ws);
+    this.recheck(ws, term, owner);
     // The socket may have closed while the shell started: no 'close' event comes then.
     if (ws.readyState !== ws.OPEN) term.kill();
   }
@@ -98,6 +121,41 @@ export class TerminalSessions {
       term.kill();
       ws.close(1001, 'the server is stopping');
     }
+  }
+
+  /** Output to the socket; a socket that falls behind pauses the shell's output until it catches up. */
+  private pipeOutput(ws: WebSocket, term: TerminalProcess): void {
+    let paused = false;
+    const drained = () => {
+      if (paused && ws.bufferedAmount < LOW_WATER) {
+        paused = false;
+        term.resume();
+      }
+    };
+    term.onData((chunk) => {
+      if (ws.readyState !== ws.OPEN) return;
+      ws.send(chunk, drained);
+      if (!paused && ws.bufferedAmount > HIGH_WATER) {
+        paused = true;
+        term.pause();
+      }
+    });
+  }
+
+  /** The owner must stay an admin: disabled, deleted or demoted, the session ends. */
+  private recheck(ws: WebSocket, term: TerminalProcess, owner: SessionOwner): void {
+    const { principal } = owner;
+    const currentRole = this.d.currentRole;
+    if (!principal || !currentRole) return;
+    const timer = setInterval(() => {
+      void currentRole(principal).catch(() => undefined).then((role) => {
+        if (role && roleAtLeast(role, 'admin')) return;
+        send(ws, { type: 'error', code: 'forbidden', message: `${owner.actor} is no admin any more: the terminal session ends` });
+        ws.close(1008, 'the owner is no admin any more');
+        term.kill();
+      });
+    }, this.d.recheckMs ?? RECHECK_MS);
+    ws.once('close', () => clearInterval(timer));
   }
 
   private heartbeat(ws: WebSocket): void {

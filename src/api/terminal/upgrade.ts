@@ -12,6 +12,7 @@ import { WebSocketServer } from 'ws';
 import type { Auditor } from '../../auth/audit.js';
 import type { TerminalTickets } from '../../auth/terminal-tickets.js';
 import { DomainError, NotFoundError } from '../../core/errors.js';
+import { hostAllowed } from '../browser/hosts.js';
 import { errorBody, statusOf } from '../errors.js';
 import { TERMINAL_SESSION_PATH, terminalRefusal, type TerminalGate } from './router.js';
 import { terminalSize, type TerminalSessions } from './sessions.js';
@@ -22,6 +23,8 @@ export interface UpgradeDeps extends TerminalGate {
   audit: Auditor;
   /** Origins allowed besides the request's own host (the OIDC clientUrl: the UI's address behind a proxy). */
   origins: string[];
+  /** Host names answered beside IP literals (as the API's: config allowedHosts). */
+  allowedHosts: readonly string[];
 }
 
 const PATH = `/api/v2${TERMINAL_SESSION_PATH}`;
@@ -44,11 +47,13 @@ export function terminalUpgrade(d: UpgradeDeps): UpgradeHandler {
       if (!ours) throw new NotFoundError(`no WebSocket at ${url.pathname}`);
       const refusal = terminalRefusal(d);
       if (refusal) throw refusal;
+      if (!hostAllowed(req.headers.host, d.allowedHosts)) throw new DomainError('forbidden', 'the WebSocket\'s Host is not a name this server answers (SVC_ALLOWED_HOSTS)');
       checkOrigin(req, d.origins);
+      if (d.sessions.full) throw new DomainError('too_many_requests', 'as many terminal sessions as allowed are open: close one first');
       const holder = d.tickets.redeem(url.searchParams.get('ticket') ?? '');
       if (!holder) throw new DomainError('unauthorized', 'the ticket is missing, used or expired: get one with POST /api/v2/terminal/tickets');
       const size = terminalSize(Number(url.searchParams.get('cols') ?? DEFAULT_SIZE.cols), Number(url.searchParams.get('rows') ?? DEFAULT_SIZE.rows)) ?? DEFAULT_SIZE;
-      wss.handleUpgrade(req, socket, head, (ws) => void d.sessions.open(ws, { actor: holder.actor, ...(source ? { source } : {}) }, size));
+      wss.handleUpgrade(req, socket, head, (ws) => void d.sessions.open(ws, { actor: holder.actor, ...(source ? { source } : {}), ...(holder.principal ? { principal: holder.principal } : {}) }, size));
     } catch (e) {
       const err = e instanceof DomainError ? e : new DomainError('bad_request', String(e));
       if (ours && err.code !== 'not_found') {

@@ -99,7 +99,8 @@ export class OidcLogin {
   private async user(claims: Claims): Promise<StoredUser> {
     const c = this.d.config;
     const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : undefined;
-    const verified = claims.email_verified !== false;
+    // A provider that does not say the e-mail is verified has not verified it: no rule passes on it.
+    const verified = claims.email_verified === true;
     const ruled = c.whitelist.length > 0 || c.allowedDomains.length > 0;
     if (ruled && (!verified || !emailAllowed(email, c))) throw new OidcDenied(`${email ?? 'a login without e-mail'} is not allowed to sign in`);
     const role = await mapRole(claims, c.roleMapping);

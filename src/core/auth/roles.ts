@@ -11,6 +11,9 @@ export const roleAtLeast = (role: Role, min: Role): boolean => ROLES.indexOf(rol
 /** The higher of two roles. */
 export const higherRole = (a: Role, b: Role): Role => (roleAtLeast(a, b) ? a : b);
 
+/** The lower of two roles. */
+export const lowerRole = (a: Role, b: Role): Role => (roleAtLeast(a, b) ? b : a);
+
 export const MIN_PASSWORD_LENGTH = 8;
 /** Longer passwords are refused: hashing megabytes would be a cheap way to burn CPU. */
 export const MAX_PASSWORD_LENGTH = 256;

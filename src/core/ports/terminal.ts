@@ -27,6 +27,9 @@ export interface TerminalProcess {
   onData(fn: (chunk: Buffer) => void): void;
   /** Called once, when the terminal is gone (the shell exited or was killed): at once when it already is. */
   onExit(fn: (code: number | null) => void): void;
+  /** Stops reading the terminal's output (the reader is behind): the shell blocks on a full terminal. */
+  pause(): void;
+  resume(): void;
   /** Ends the shell and every process of its session; the exit callback follows. */
   kill(): void;
 }

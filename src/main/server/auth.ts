@@ -3,6 +3,8 @@
  * mounted before every other router, the auth routers, the OIDC callback and the legacy v1 404.
  * Mode none with no static credentials checks nothing (the default: nothing changes for local use).
  */
+import type { Role } from '../../core/auth/roles.js';
+import type { Principal } from '../../auth/principal.js';
 import { randomUUID } from 'node:crypto';
 import { FileAuditLog } from '../../adapters/auth/file-audit-log.js';
 import { StreamAuditLog } from '../../adapters/auth/stream-audit-log.js';
@@ -35,6 +37,8 @@ export interface AuthArea extends AreaParts {
   audit: Auditor;
   /** Whether requests are authenticated at all (builtin mode, or static credentials). */
   enforcing: boolean;
+  /** The role a principal holds now (undefined: none any more). */
+  currentRole(p: Principal): Promise<Role | undefined>;
 }
 
 /** Where the generated admin password goes: standard output, once. */
@@ -109,5 +113,6 @@ export async function wireAuth(base: ServerBase, print: Print = stdout): Promise
     apiKeyEntries: () => b?.apiKeyStore.cacheSize() ?? 0,
     audit,
     enforcing: authenticator.enforcing,
+    currentRole: (p) => authenticator.currentRole(p),
   };
 }

@@ -9,6 +9,7 @@ import { createOpenApiRouter } from '../../api/system/openapi.js';
 import { remoteNodeHandler } from '../../api/system/remote-node.js';
 import { createResourceHistoryRouter } from '../../api/system/resources.js';
 import { createWebhookRouter } from '../../api/system/webhooks.js';
+import { webhookLifecycle } from '../../api/system/webhook-lifecycle.js';
 import { createWorkersRouter, healthOf, type Worker } from '../../api/system/workers.js';
 import { WebhookService } from '../../auth/webhook-service.js';
 import type { DagRunResource } from '../../core/resources.js';
@@ -60,7 +61,7 @@ export async function wireSystem(base: ServerBase, dags: DagsArea, runs: RunsAre
   ];
   return {
     routers,
-    before: [remoteNodeHandler({ nodes: config.remoteNodes, forwarder: new HttpForwarder() })],
+    before: [remoteNodeHandler({ nodes: config.remoteNodes, forwarder: new HttpForwarder() }), webhookLifecycle(webhooks, base.log)],
     async start() {
       await mkdir(config.dataDir, { recursive: true });
       monitor.start();

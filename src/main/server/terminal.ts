@@ -29,10 +29,10 @@ export async function wireTerminal(base: ServerBase, auth: AuthArea): Promise<Ar
     cwd: existsSync(config.dagsDir) ? config.dagsDir : process.cwd(),
     // The emulator is xterm.js: programs need TERM to draw; nothing else is added to the steps' environment.
     env: { ...filterSystemEnv(config.systemEnv), TERM: 'xterm-256color' },
-    warn: (m, f) => log.warn(m, f),
+    warn: (m, f) => log.warn(m, f), currentRole: (p) => auth.currentRole(p),
   });
   const origins = config.auth.oidc ? [new URL(config.auth.oidc.clientUrl).origin] : [];
-  const upgrade = terminalUpgrade({ ...gate, tickets, sessions, audit: auth.audit, origins });
+  const upgrade = terminalUpgrade({ ...gate, tickets, sessions, audit: auth.audit, origins, allowedHosts: config.allowedHosts });
   return {
     routers: [terminalRouter({ ...gate, tickets })],
     attach: (server) => void server.on('upgrade', upgrade),

@@ -1,7 +1,8 @@
 /**
  * The typed client of REST API v2 (openapi-fetch over the generated `paths`). Every request carries the
  * session's bearer token when there is one; a 401 from any API call but the login itself sends the
- * browser to the login page (session.loggedOut(true)).
+ * browser to the login page (session.loggedOut(true)). Every request says it comes from a script
+ * (X-Requested-With): the server refuses a state change without it or a JSON body.
  */
 import createClient, { type Middleware } from 'openapi-fetch';
 import { session } from '../auth/session';
@@ -20,6 +21,8 @@ export class ApiError extends Error {
 
 const auth: Middleware = {
   onRequest({ request }) {
+    // The server takes a state change only from a script (a form or a link elsewhere cannot send this).
+    request.headers.set('x-requested-with', 'svc-ui');
     const token = session.token();
     if (token && !request.headers.has('authorization')) request.headers.set('authorization', `Bearer ${token}`);
     return request;

@@ -8,7 +8,7 @@ import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client';
 import { useLogin, useOidcInfo } from '../api/queries';
 import { useTitle } from '../lib/hooks';
-import { returnTo, session } from './session';
+import { oidcPending, returnTo, session } from './session';
 
 function loginError(e: unknown): string {
   if (!(e instanceof ApiError)) return String(e);
@@ -67,6 +67,7 @@ function OidcButton() {
   const remember = () => {
     const { pathname, search, hash } = window.location;
     returnTo.save(pathname === '/login' ? '/' : `${pathname}${search}${hash}`);
+    oidcPending.start();
   };
   return (
     <>

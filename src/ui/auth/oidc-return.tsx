@@ -3,21 +3,26 @@
  * sent to a server): `#token=<JWT>&expiresAt=...` or `#error=...&error_description=...`. A token is
  * checked and its user read (GET /auth/me), kept as a builtin login's is, and the fragment dropped from
  * the address and the history; then the page the user was on when they left opens. Without a fragment,
- * /login shows the login page, or the dashboard to a session that has a token.
+ * /login shows the login page, or the dashboard to a session that has a token. A token is taken only
+ * when this tab started the OIDC login (session.ts oidcPending): a link carrying someone else's token
+ * never replaces the session.
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Navigate, useNavigate } from 'react-router';
 import { api, must } from '../api/client';
 import { LoginPage } from './login-page';
-import { returnTo, session, useSession } from './session';
+import { oidcPending, returnTo, session, useSession } from './session';
 
 type Outcome = { token: string } | { error: string } | undefined;
+
+/** A token this tab did not ask for (a link from elsewhere) is dropped, never logged in with. */
+export const FOREIGN_TOKEN = 'This login link was not started from this browser tab, so it was ignored: log in here.';
 
 function fragment(hash: string): Outcome {
   const p = new URLSearchParams(hash.replace(/^#/, ''));
   const token = p.get('token');
-  if (token) return { token };
+  if (token) return oidcPending.started() ? { token } : { error: FOREIGN_TOKEN };
   const error = p.get('error');
   if (error) return { error: p.get('error_description') || error };
   return undefined;
@@ -34,6 +39,8 @@ export function LoginRoute() {
   useEffect(() => {
     // The token must not stay in the address bar nor in the history.
     if (window.location.hash) window.history.replaceState(window.history.state, '', window.location.pathname);
+    oidcPending.clear(); // one login started, one token taken
+
     if (!outcome || !('token' in outcome)) return;
     const ac = new AbortController();
     must(api.GET('/auth/me', { headers: { authorization: `Bearer ${outcome.token}` }, signal: ac.signal })).then((me) => {

@@ -100,6 +100,25 @@ export const returnTo = {
   },
 };
 
+const OIDC_PENDING_KEY = 'svc.oidcPending';
+
+/**
+ * Whether this tab started the OIDC login that now comes back with a token. A `/login#token=...` link
+ * made by someone else (their own token, to have the victim work in the attacker's account) finds no
+ * mark in this tab and is refused: only a login the user started here replaces the session.
+ */
+export const oidcPending = {
+  start(): void {
+    try { sessionStorage.setItem(OIDC_PENDING_KEY, '1'); } catch { /* storage off: the returning token is refused */ }
+  },
+  started(): boolean {
+    try { return sessionStorage.getItem(OIDC_PENDING_KEY) === '1'; } catch { return false; }
+  },
+  clear(): void {
+    try { sessionStorage.removeItem(OIDC_PENDING_KEY); } catch { /* storage off */ }
+  },
+};
+
 export function useSession(): SessionState {
   return useSyncExternalStore(session.subscribe, session.snapshot);
 }

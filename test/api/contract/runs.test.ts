@@ -18,6 +18,8 @@ const PARTIAL = 'steps:\n  - name: call\n    call: child\n---\nname: child\nstep
 const GATE = 'steps:\n  - name: gate\n    type: hitl\n    config:\n      prompt: Go?\n      input: [REASON]\n      required: [REASON]\n  - name: after\n    command: echo $REASON\n    depends: gate\n';
 const INLINE = 'name: inline\nmaxActiveRuns: 1\nsteps:\n  - name: s\n    command: "true"\n';
 
+/** The dequeue GET changes state: only a script's request (X-Requested-With) may make it. */
+const dequeue = (path: string) => api.req('GET', path, undefined, { 'x-requested-with': 'test' });
 const status = async (name: string, id: string) => (await t.get(`/dag-runs/${name}/${id}`)).body?.dagRun;
 const until = (name: string, id: string, ...labels: string[]) =>
   eventually(async () => { const r = await status(name, id); return r && labels.includes(r.statusLabel) ? r : undefined; }, `${name}/${id} ${labels.join('|')}`);
@@ -63,11 +65,11 @@ describe('run operations conform to the document', () => {
     const q1 = await api.post('/dag-runs/enqueue', { spec: INLINE, queue: 'q-a' });
     expect((await api.post('/dag-runs/enqueue', { spec: INLINE })).status).toBe(409); // maxActiveRuns 1 reached
     expect((await api.post('/dag-runs', { spec: INLINE, singleton: true })).status).toBe(409);
-    expect((await api.get(`/dag-runs/inline/${q1.body.dagRunId}/dequeue`)).status).toBe(200);
-    expect((await api.get(`/dag-runs/inline/${q1.body.dagRunId}/dequeue`)).status).toBe(404);
+    expect((await dequeue(`/dag-runs/inline/${q1.body.dagRunId}/dequeue`)).status).toBe(200);
+    expect((await dequeue(`/dag-runs/inline/${q1.body.dagRunId}/dequeue`)).status).toBe(404);
     const q2 = await api.post('/dags/one/enqueue', { queue: 'q-b', singleton: true });
     expect((await api.post('/dags/one/enqueue', { singleton: true })).status).toBe(409);
-    expect((await api.get(`/dag-runs/one/${q2.body.dagRunId}/dequeue`)).status).toBe(200);
+    expect((await dequeue(`/dag-runs/one/${q2.body.dagRunId}/dequeue`)).status).toBe(200);
   });
 
   test('stop, start-sync timeout and conflicts, retry, reschedule, step status', async () => {
@@ -130,7 +132,7 @@ describe('run operations conform to the document', () => {
     ['GET', '/dag-runs/one/nope/outputs'], ['GET', '/dag-runs/one/nope/sub-dag-runs'], ['GET', '/dag-runs/one/sync-1/sub-dag-runs/nope/spec'],
     ['PATCH', '/dag-runs/one/sync-1/steps/nope/status'], ['POST', '/dag-runs/gate/g1/steps/nope/approve'], ['POST', '/dag-runs/gate/nope/steps/gate/reject'],
   ])('%s %s is a documented 404', async (method, path) => {
-    const r = await api.req(method, path, method === 'GET' ? undefined : { timeout: 5, status: 4 });
+    const r = await api.req(method, path, method === 'GET' ? undefined : { timeout: 5, status: 4 }, { 'x-requested-with': 'test' });
     expect({ status: r.status, code: r.body.code }).toEqual({ status: 404, code: 'not_found' });
   });
 

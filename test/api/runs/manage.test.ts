@@ -183,18 +183,20 @@ describe('POST reschedule', () => {
 });
 
 describe('GET dequeue', () => {
+  // It changes state: only a script's request (X-Requested-With) may make it (test/api/security/browser.test.ts).
+  const dequeue = (path: string) => srv.req('GET', path, undefined, { 'x-requested-with': 'test' });
   test('a queued run leaves the queue (aborted, never runs); 404 when not queued', async () => {
     await srv.post('/dags/long/start', { dagRunId: 'long-4' });
     await srv.post('/dags/long/enqueue', { dagRunId: 'long-q' });
     expect((await srv.get('/dag-runs/long/long-q')).body.dagRun.statusLabel).toBe('queued');
-    const r = await srv.get('/dag-runs/long/long-q/dequeue');
+    const r = await dequeue('/dag-runs/long/long-q/dequeue');
     expect(r.status).toBe(200);
     const run = (await srv.get('/dag-runs/long/long-q')).body.dagRun;
     expect(run.statusLabel).toBe('aborted');
     expect(run.nodes.every((n: any) => n.statusLabel === 'not_started')).toBe(true);
-    expect((await srv.get('/dag-runs/long/long-q/dequeue')).body).toMatchObject(err('not_found'));
-    expect((await srv.get('/dag-runs/long/long-4/dequeue')).status).toBe(404);
-    expect((await srv.get('/dag-runs/long/nope/dequeue')).status).toBe(404);
+    expect((await dequeue('/dag-runs/long/long-q/dequeue')).body).toMatchObject(err('not_found'));
+    expect((await dequeue('/dag-runs/long/long-4/dequeue')).status).toBe(404);
+    expect((await dequeue('/dag-runs/long/nope/dequeue')).status).toBe(404);
     await srv.post('/dag-runs/long/long-4/stop');
     await waitRun(srv, 'long', 'long-4', 'aborted');
   });

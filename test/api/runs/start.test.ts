@@ -112,8 +112,11 @@ describe('POST /dags/{fileName}/start', () => {
     expect((await srv.get('/dag-runs/hello/untyped-1')).status).toBe(404);
   });
 
-  test('no body at all needs no Content-Type (the DAG starts with its defaults)', async () => {
-    const r = await srv.req('POST', '/dags/hello/start');
+  test('no body at all needs a script\'s header, no Content-Type (the DAG starts with its defaults)', async () => {
+    const refused = await srv.req('POST', '/dags/hello/start');
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toContain('X-Requested-With');
+    const r = await srv.req('POST', '/dags/hello/start', undefined, { 'x-requested-with': 'test' });
     expect(r.status).toBe(200);
     expect(r.body.dagRunId).toEqual(expect.any(String));
   });

@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 test('a request naming a node is answered by that node (status, body, content type)', async () => {
-  const created = await local.req('POST', '/dags/only-remote/webhook?remoteNode=b-auth');
+  const created = await local.post('/dags/only-remote/webhook?remoteNode=b-auth');
   expect(created.status).toBe(201);
   expect(created.headers.get('content-type')).toMatch(/application\/json/);
   expect(created.headers.get('x-svc-remote-node')).toBe('b-auth');

@@ -140,13 +140,23 @@ describe('trigger', () => {
     expect({ status: r.status, body: r.body }).toEqual({ status: 401, body: { code: 'unauthorized', message: 'invalid webhook token' } });
   });
 
-  test('a webhook whose DAG was deleted: 404 for the holder of its token', async () => {
+  test('a webhook whose DAG was deleted through the API goes with it: 401 for the holder of its token', async () => {
     srv.dag('doomed', 'steps:\n  - command: "true"\n');
     const tok = (await srv.post('/dags/doomed/webhook')).body.token as string;
     expect((await srv.req('DELETE', '/dags/doomed')).status).toBe(204);
-    const r = await trigger('doomed', tok);
+    expect((await trigger('doomed', tok)).status).toBe(401);
+    expect((await srv.get('/dags/doomed/webhook')).status).toBe(404);
+  });
+
+  test('a webhook whose DAG went without the API: 404 once for the holder of its token, then it is gone', async () => {
+    srv.dag('vanished', 'steps:\n  - command: "true"\n');
+    const tok = (await srv.post('/dags/vanished/webhook')).body.token as string;
+    await srv.server.dagStore.delete('vanished');
+    const r = await trigger('vanished', tok);
     expect(r.status).toBe(404);
     expect(r.body).toMatchObject(err('not_found'));
+    srv.dag('vanished', 'steps:\n  - command: "true"\n');
+    expect((await trigger('vanished', tok)).status).toBe(401);
   });
 
   test.each([
