@@ -13,6 +13,7 @@ import { StoreDagCatalog } from '../../../src/engine/services/dag-catalog.js';
 import { DagService } from '../../../src/engine/services/dag-service.js';
 import { kubectl } from '../../testbed/helpers.js';
 import { deleteNamespace, describeCluster, kubeFixture } from '../../kube/env.js';
+import { finished, kubeServer, start } from '../../kube/servers.js';
 import { registerWebhook, waitForWebhook, type Webhook } from '../../kube/webhook.js';
 
 type Spec = Record<string, unknown>;
@@ -88,4 +89,31 @@ describeCluster('ATTACK: Dag admission skipped with a computed svc.io/source has
     expect(read?.text).not.toContain('attacker');
     expect(read?.text).toContain('echo mine');
   });
+});
+
+describeCluster('ATTACK: a forged svc.io/source text run by the operator', () => {
+  const srv = kubeServer();
+  let webhook: Webhook | undefined;
+  beforeAll(async () => {
+    await srv.start();
+    webhook = await registerWebhook(srv.server.namespace!, new DagService(new MemoryDagStore(), new StoreDagCatalog(new MemoryDagStore())));
+  });
+  afterAll(async () => {
+    await webhook?.close();
+    await srv.stop();
+  });
+
+  test('a run of a Dag applied with another text under the spec\'s hash runs the spec admission saw', async () => {
+    const ns = srv.server.namespace!;
+    await waitForWebhook(JSON.stringify({ apiVersion: 'svc.io/v1alpha1', kind: 'Dag', metadata: { name: 'probe', namespace: ns }, spec: { steps: [{ name: 'a', depends: ['nowhere'] }] } }));
+    const spec = { steps: [{ name: 'say', command: 'echo from-the-spec', output: 'SAID' }] };
+    const text = 'steps:\n  - name: say\n    command: echo from-the-forged-text\n    output: SAID\n';
+    const manifest = { apiVersion: 'svc.io/v1alpha1', kind: 'Dag', metadata: { name: 'forged', namespace: ns, annotations: { 'svc.io/source': text, 'svc.io/source-spec-hash': specHash(spec) } }, spec };
+    const applied = await kubectl(['apply', '-f', '-'], { input: JSON.stringify(manifest) });
+    expect(applied.stderr).toBe('');
+    const id = await start(srv, 'forged');
+    const run = await finished(srv, 'forged', id);
+    expect(run.statusLabel).toBe('succeeded');
+    expect((await srv.get(`/dag-runs/forged/${id}/outputs`)).body.outputs.said).toBe('from-the-spec');
+  }, 120_000);
 });
