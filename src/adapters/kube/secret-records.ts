@@ -45,10 +45,10 @@ export class SecretRecords<T extends object> implements RecordCollection<T> {
   update<R>(change: (all: T[]) => { next: T[]; result: R }): Promise<R> {
     return this.mutex.run('all', async () => {
       for (let i = 1; ; i++) {
-        const { secret, records } = await this.read();
+        const { secret, records, kept } = await this.read();
         const { next, result } = change(records.map((r) => structuredClone(r)));
         try {
-          await this.write(secret, next);
+          await this.write(secret, [...next, ...kept]);
           this.remember(next);
           return result;
         } catch (e) {
@@ -66,11 +66,14 @@ export class SecretRecords<T extends object> implements RecordCollection<T> {
     this.cached = { records: records.map((r) => structuredClone(r)), at: this.now() };
   }
 
-  /** The Secret as it is now and its valid records (a hand-edited record that does not fit is dropped). */
-  private async read(): Promise<{ secret?: V1Secret; records: T[] }> {
+  /**
+   * The Secret as it is now, its valid records, and the entries that are not (hand-edited, of another
+   * version): never used, and written back as they were, so a change never drops what it cannot read.
+   */
+  private async read(): Promise<{ secret?: V1Secret; records: T[]; kept: unknown[] }> {
     const secret = await this.secrets.get(this.name);
     const data = secret?.data?.[KEY];
-    if (!data) return { ...(secret ? { secret } : {}), records: [] };
+    if (!data) return { ...(secret ? { secret } : {}), records: [], kept: [] };
     let parsed: unknown;
     try {
       parsed = JSON.parse(Buffer.from(data, 'base64').toString('utf8'));
@@ -79,10 +82,10 @@ export class SecretRecords<T extends object> implements RecordCollection<T> {
     }
     // Never read as empty (the next change would overwrite every record): refuse until someone mends it.
     if (!Array.isArray(parsed)) throw new DomainError('service_unavailable', `Secret ${this.name}: ${KEY} is not a JSON list of records; mend or delete it`);
-    return { ...(secret ? { secret } : {}), records: parsed.filter(this.valid) };
+    return { ...(secret ? { secret } : {}), records: parsed.filter(this.valid), kept: parsed.filter((v) => !this.valid(v)) };
   }
 
-  private async write(secret: V1Secret | undefined, records: T[]): Promise<void> {
+  private async write(secret: V1Secret | undefined, records: unknown[]): Promise<void> {
     const json = JSON.stringify(records);
     if (Buffer.byteLength(json) > MAX_BYTES * 0.75) {
       throw new BadRequestError(`too many records for one Secret (${this.name}): ${Buffer.byteLength(json)} bytes of JSON, at most ${MAX_BYTES * 0.75}`);

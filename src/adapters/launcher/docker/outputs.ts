@@ -3,7 +3,7 @@
  * the `stdout:` / `stderr:` copies), stdout also into the capture for `output:` (bounded by
  * maxOutputSize), as the process launcher writes them, so logs, masking and capture read the same.
  */
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { constants, createWriteStream, mkdirSync, openSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { createMasker, type Masker } from '../../../core/vars/mask.js';
@@ -28,17 +28,33 @@ export interface Captured {
   overflow: boolean;
 }
 
+/** A step's log file is never opened through a link planted at it, nor blocks on a planted FIFO. */
+const LOG_APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+function openLog(path: string): WriteStream[] {
+  mkdirSync(dirname(path), { recursive: true });
+  try {
+    return [createWriteStream(path, { fd: openSync(path, LOG_APPEND, 0o644) })];
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'ENXIO' || code === 'EISDIR') return []; // planted: it gets nothing
+    throw e;
+  }
+}
+
 class Channel {
   private readonly decoder = new StringDecoder('utf8');
   private readonly masker: Masker;
   private readonly files: WriteStream[];
 
-  constructor(paths: string[], secrets: string[], private readonly keep?: (text: string) => void) {
+  /** `logs`: the step's log files; `copy`: a file the DAG names (`stdout:`), opened as the step would. */
+  constructor(logs: string[], copy: string | undefined, secrets: string[], private readonly keep?: (text: string) => void) {
     this.masker = createMasker(secrets);
-    this.files = [...new Set(paths)].map((p) => {
-      mkdirSync(dirname(p), { recursive: true });
-      return createWriteStream(p, { flags: 'a' });
-    });
+    this.files = [...new Set(logs)].flatMap(openLog);
+    if (copy && !logs.includes(copy)) {
+      mkdirSync(dirname(copy), { recursive: true });
+      this.files.push(createWriteStream(copy, { flags: 'a' }));
+    }
   }
 
   write(data: Buffer | string): void {
@@ -66,8 +82,8 @@ export class ExecOutputs {
 
   constructor(files: OutputFiles, private readonly o: OutputOptions) {
     const logs = (p: string): string[] => (o.unlogged ? [] : [p]);
-    this.out = new Channel([...logs(files.stdout), ...(files.stdoutCopy ? [files.stdoutCopy] : [])], o.secrets, o.capture ? (t) => this.keep(t) : undefined);
-    this.err = new Channel([...logs(files.stderr), ...(files.stderrCopy ? [files.stderrCopy] : [])], o.secrets);
+    this.out = new Channel(logs(files.stdout), files.stdoutCopy, o.secrets, o.capture ? (t) => this.keep(t) : undefined);
+    this.err = new Channel(logs(files.stderr), files.stderrCopy, o.secrets);
   }
 
   write(stream: 'stdout' | 'stderr', data: Buffer): void {
