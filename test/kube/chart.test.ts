@@ -43,6 +43,7 @@ const VALUE_SETS: Record<string, string[]> = {
   's3 log store': ['logStore.type=s3', 'logStore.s3.bucket=svc-logs', 'logStore.s3.endpoint=http://minio.storage:9000', 'logStore.s3.credentialsSecret=svc-s3'],
   'cluster-wide': ['logStore.type=s3', 'logStore.s3.bucket=svc-logs', 'watch.namespaces=all', 'watch.namespaceSelector=svc.io/runs=enabled'],
   'watched namespaces': ['logStore.type=s3', 'logStore.s3.bucket=svc-logs', 'watch.namespaces={team-a,team-b}'],
+  'widened pod policy, no Pod Security': ['podPolicy.serviceAccounts={batch}', 'podPolicy.secrets={team-a-*}', 'podPolicy.root=true', 'podSecurity.enforce='],
 };
 /** Kinds of other projects' CRDs (cert-manager, Prometheus Operator) we have no schema for. */
 const FOREIGN = ['Certificate', 'Issuer', 'ServiceMonitor'];
@@ -141,6 +142,9 @@ describeTools('the Helm chart', ['helm', 'kubeconform'], () => {
     [['logStore.type=nfs'], 'logStore.type: "nfs" must be volume or s3'],
     [['watch.namespaces=all'], 'watch.namespaces needs logStore.type=s3'],
     [['logStore.type=s3', 'logStore.s3.bucket=b', 'watch.namespaceSelector=a=b'], 'watch.namespaceSelector narrows watch.namespaces=all'],
+    [['podPolicy.root=true'], 'podPolicy.root and podPolicy.capabilities need podSecurity.enforce=baseline'],
+    [['podPolicy.capabilities={SYS_ADMIN}'], 'podPolicy.root and podPolicy.capabilities need podSecurity.enforce=baseline'],
+    [['podSecurity.enforce=privileged'], 'podSecurity.enforce: "privileged" must be restricted, baseline or'],
   ])('%j is refused: %s', async (values, message) => {
     const t = await template(values);
     expect(t.code).not.toBe(0);
@@ -151,11 +155,13 @@ describeTools('the Helm chart', ['helm', 'kubeconform'], () => {
     const all = objects((await template([])).stdout);
     const roles = all.filter((o) => o.kind === 'Role' || o.kind === 'ClusterRole');
     expect(roles.map((r) => `${r.kind}/${r.metadata.name}`).sort()).toEqual([
-      'ClusterRole/svc-demo-svc-nodes', 'Role/demo-svc-api', 'Role/demo-svc-operator', 'Role/svc-demo-svc-node-leases',
+      'ClusterRole/svc-demo-svc-nodes', 'ClusterRole/svc-demo-svc-operator-pod-security', 'Role/demo-svc-api', 'Role/demo-svc-operator', 'Role/svc-demo-svc-node-leases',
     ]);
     for (const r of roles) for (const rule of r.rules) expect(JSON.stringify(rule)).not.toContain('*');
     const clusterWide = all.filter((o) => o.kind === 'ClusterRole').flatMap((o) => o.rules);
-    expect(clusterWide).toEqual([{ apiGroups: [''], resources: ['nodes'], verbs: ['list'] }]);
+    // Labelling its own namespace for Pod Security admission (podSecurity.enforce), by name.
+    expect(clusterWide).toHaveLength(2);
+    expect(clusterWide).toEqual(expect.arrayContaining([{ apiGroups: [''], resources: ['nodes'], verbs: ['list'] }, { apiGroups: [''], resources: ['namespaces'], resourceNames: ['svc'], verbs: ['get', 'patch'] }]));
     const steps = all.find((o) => o.kind === 'ServiceAccount' && o.metadata.name === 'demo-svc-steps');
     expect(steps.automountServiceAccountToken).toBe(false);
     const operator = all.find((o) => o.kind === 'Deployment' && o.metadata.name === 'demo-svc-operator');
@@ -212,6 +218,27 @@ describeTools('the Helm chart', ['helm', 'kubeconform'], () => {
       const auth = d.metadata.name === 'demo-svc-api' ? [{ secretRef: { name: 'demo-svc-auth' } }] : [];
       expect(pod.containers[0].envFrom).toEqual([...auth, { secretRef: { name: 'svc-s3' } }]);
       expect(pod.volumes.find((v: Obj) => v.name === 'data')).toEqual({ name: 'data', emptyDir: {} });
+    }
+  });
+
+  test('the pod policy reaches both svc processes as it is written; the operator labels the namespaces it serves for Pod Security', async () => {
+    const env = (all: Obj[], name: string) => Object.fromEntries(all.find((o) => o.kind === 'Deployment' && o.metadata.name === name).spec.template.spec.containers[0].env.map((e: Obj) => [e.name, e.value]));
+    const byDefault = objects((await template([])).stdout);
+    for (const d of ['demo-svc-api', 'demo-svc-operator']) {
+      expect(JSON.parse(env(byDefault, d).SVC_POD_POLICY)).toEqual({ serviceAccounts: [], priorityClasses: [], secrets: [], claims: [], capabilities: [], tolerationKeys: [], root: false });
+    }
+    expect(env(byDefault, 'demo-svc-operator').SVC_POD_SECURITY).toBe('restricted');
+    const wide = objects((await template(VALUE_SETS['widened pod policy, no Pod Security']!)).stdout);
+    expect(JSON.parse(env(wide, 'demo-svc-api').SVC_POD_POLICY)).toMatchObject({ serviceAccounts: ['batch'], secrets: ['team-a-*'], root: true });
+    expect(env(wide, 'demo-svc-operator').SVC_POD_SECURITY).toBe('off');
+    expect(wide.filter((o) => o.metadata.name.endsWith('-pod-security'))).toEqual([]);
+    const rule = (values: string[]) => async () => objects((await template(values)).stdout).find((o) => o.kind === 'ClusterRole' && o.metadata.name.endsWith('-pod-security')).rules[0];
+    expect(await rule(VALUE_SETS['watched namespaces']!)()).toEqual({ apiGroups: [''], resources: ['namespaces'], resourceNames: ['svc', 'team-a', 'team-b'], verbs: ['get', 'patch'] });
+    expect((await rule(VALUE_SETS['cluster-wide']!)()).resourceNames).toBeUndefined();
+    // svc's own Pods satisfy restricted: non-root, no escalation, no capability, RuntimeDefault seccomp.
+    for (const d of byDefault.filter((o) => o.kind === 'Deployment')) {
+      const sc = d.spec.template.spec.containers[0].securityContext;
+      expect([d.metadata.name, sc.capabilities, sc.seccompProfile]).toEqual([d.metadata.name, { drop: ['ALL'] }, { type: 'RuntimeDefault' }]);
     }
   });
 

@@ -69,6 +69,9 @@ The namespaces the operator watches besides the release namespace, as SVC_WATCH_
   value: {{ .Values.dataDir | quote }}
 - name: TMPDIR
   value: /tmp
+# The pod policy of steps: the API (validation, admission) and the operator (before a Pod) check the same one.
+- name: SVC_POD_POLICY
+  value: {{ include "svc.podPolicy" . | quote }}
 {{- if eq .Values.logStore.type "s3" }}
 {{- with .Values.logStore.s3 }}
 - name: SVC_S3_BUCKET
@@ -159,4 +162,26 @@ the chart's own (auth.yaml); empty with auth.mode=none. Fails on a mode the char
 {{- else -}}
 {{- fail (printf "auth.mode: %q must be builtin, oidc or none" $mode) }}
 {{- end -}}
+{{- end -}}
+
+{{/*
+The pod policy as SVC_POD_POLICY spells it (JSON); root and added capabilities need a Pod Security level
+below restricted, which would refuse such Pods anyway.
+*/}}
+{{- define "svc.podPolicy" -}}
+{{- $p := .Values.podPolicy -}}
+{{- $level := .Values.podSecurity.enforce -}}
+{{- if not (has $level (list "restricted" "baseline" "")) }}{{ fail (printf "podSecurity.enforce: %q must be restricted, baseline or \"\"" $level) }}{{ end -}}
+{{- if and (eq $level "restricted") (or $p.root (gt (len (without ($p.capabilities | default list) "NET_BIND_SERVICE")) 0)) -}}
+{{- fail "podPolicy.root and podPolicy.capabilities need podSecurity.enforce=baseline or \"\": Pod Security restricted refuses such Pods" -}}
+{{- end -}}
+{{- toJson $p -}}
+{{- end -}}
+
+{{/* The namespaces the operator labels for Pod Security admission (names; none with watch.namespaces=all: every namespace). */}}
+{{- define "svc.podSecurityNamespaces" -}}
+{{- $watched := include "svc.watchNamespaces" . -}}
+{{- if ne $watched "all" -}}
+{{- toJson (concat (list .Release.Namespace) (fromJsonArray (include "svc.watchedList" .))) -}}
+{{- else -}}[]{{- end -}}
 {{- end -}}
