@@ -246,11 +246,23 @@ export function useEnqueue() {
 /** Statuses of the runs a queue holds: running, waiting for an approval (both hold a slot), queued. */
 const QUEUE_STATUSES = [1, 7, 5] as const;
 
+/** Every root run of a status, page after page (GET /dag-runs answers a page: 100 by default, 1000 at most). */
+async function runsOfStatus(status: (typeof QUEUE_STATUSES)[number], signal: AbortSignal) {
+  const runs = [];
+  let cursor: string | undefined;
+  do {
+    const r = await must(api.GET('/dag-runs', { params: { query: { status, limit: 1000, ...(cursor ? { cursor } : {}) } }, signal }));
+    runs.push(...r.dagRuns);
+    cursor = r.nextCursor ?? undefined;
+  } while (cursor);
+  return runs;
+}
+
 /** Every root run that holds or waits for a queue slot (GET /dag-runs per status). */
 export function useQueueRuns() {
   return useQuery({
     queryKey: ['queues', 'runs'],
-    queryFn: async ({ signal }) => (await Promise.all(QUEUE_STATUSES.map((status) => must(api.GET('/dag-runs', { params: { query: { status } }, signal }))))).flatMap((r) => r.dagRuns),
+    queryFn: async ({ signal }) => (await Promise.all(QUEUE_STATUSES.map((status) => runsOfStatus(status, signal)))).flat(),
   });
 }
 
