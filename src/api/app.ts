@@ -26,6 +26,8 @@ export interface AppParts {
   rootRouters?: Router[];
   /** Host names answered beside IP literals (config allowedHosts); default the localhost names. */
   allowedHosts?: readonly string[];
+  /** Origins besides the request's own that are this server's (the OIDC clientUrl's). */
+  ownOrigins?: readonly string[];
 }
 
 export function createApp(parts: AppParts): Express {
@@ -35,7 +37,7 @@ export function createApp(parts: AppParts): Express {
   // Before anything reads the request: a foreign Host or a cross-site state change gets no further.
   app.use(hostGuard(parts.allowedHosts ?? ['localhost', '.localhost']));
   app.use(securityHeaders);
-  app.use(crossSiteGuard);
+  app.use(crossSiteGuard(parts.ownOrigins));
   // Not strict: `null` or `5` is JSON, refused where read with a message that says what it is.
   app.use(express.json({ limit: '5mb', strict: false }));
   const api = express.Router();

@@ -66,7 +66,7 @@ async function startOn(backend: Backend, events: RunEvents, config: Readonly<Con
   const system = await wireSystem(base, dags, runs, auth);
   const areas: AreaParts[] = [auth, dags, runs, system, wireEvents(base), await wireTerminal(base, auth)];
   const app = createApp({
-    log, allowedHosts: config.allowedHosts, routers: areas.flatMap((a) => a.routers),
+    log, allowedHosts: config.allowedHosts, ownOrigins: config.auth.oidc ? [new URL(config.auth.oidc.clientUrl).origin] : [], routers: areas.flatMap((a) => a.routers),
     authenticate: auth.before ?? [], before: areas.filter((a) => a !== auth).flatMap((a) => a.before ?? []),
     // The web UI last: every other root route (OIDC callback, /api/v1) answers first.
     rootRouters: [...areas.flatMap((a) => a.rootRouters ?? []), uiRouter()],

@@ -46,10 +46,12 @@ function originMatches(origin: string, host: string | undefined): boolean {
 }
 
 /** Why the request comes from another site, or undefined when the browser says it does not. */
-function crossSite(req: Request): string | undefined {
+function crossSite(req: Request, origins: readonly string[]): string | undefined {
+  const origin = req.get('origin');
+  // The UI's own address behind a proxy (the OIDC clientUrl) is another origin, and ours.
+  if (origin !== undefined && origins.includes(origin)) return undefined;
   const site = req.get('sec-fetch-site');
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return `Sec-Fetch-Site is ${show(site)}`;
-  const origin = req.get('origin');
   if (origin !== undefined && !originMatches(origin, req.get('host'))) return `Origin ${show(origin)} is not this server`;
   return undefined;
 }
@@ -61,13 +63,18 @@ function fromScript(req: Request): boolean {
   return mediaType(req) === 'application/json' || req.get(SCRIPT_HEADER) !== undefined || /^bearer\s/i.test(req.get('authorization') ?? '');
 }
 
-/** Before anything reads the request: a state change the browser says comes from another site is refused. */
-export const crossSiteGuard: RequestHandler = (req, _res, next) => {
-  if (!changesState(req)) return next();
-  const why = crossSite(req);
-  if (why) throw new DomainError('forbidden', `${req.method} ${req.path} changes state and is refused from another site (${why})`);
-  next();
-};
+/**
+ * Before anything reads the request: a state change the browser says comes from another site is
+ * refused. `origins`: origins that are this server's too (the UI's address behind a proxy).
+ */
+export function crossSiteGuard(origins: readonly string[] = []): RequestHandler {
+  return (req, _res, next) => {
+    if (!changesState(req)) return next();
+    const why = crossSite(req, origins);
+    if (why) throw new DomainError('forbidden', `${req.method} ${req.path} changes state and is refused from another site (${why})`);
+    next();
+  };
+}
 
 /**
  * After authentication (a request without credentials hears 401 first), before any router or forwarding:

@@ -1,11 +1,13 @@
 /**
- * The DAG JSON Schema check of one YAML document, in the browser: ajv (the validator the server's loader
- * uses) over dag-schema.generated.json (the loader's schema, copied by hack/gen-ui-dag-schema.mjs), with
- * the loader's own messages (core/spec/schema-messages.ts, pure and shared), so a problem the server
- * reports again on save reads the same.
+ * The DAG JSON Schema check of one YAML document, in the browser: the loader's own validator, compiled
+ * ahead of time (core/spec/validator.generated.ts: ajv standalone code, so the page needs no eval and its
+ * Content-Security-Policy allows none), with the loader's own messages (core/spec/schema-messages.ts,
+ * pure and shared), so a problem the server reports again on save reads the same. The schema's
+ * definitions (dag-schema.generated.json, copied by hack/gen-ui-dag-schema.mjs) word the messages.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { schemaMessages } from '../../core/spec/schema-messages.js';
+import { validate as generated } from '../../core/spec/validator.generated.js';
 import schemaJson from './dag-schema.generated.json';
 
 type Schema = Record<string, unknown>;
@@ -18,13 +20,10 @@ export interface SchemaProblem {
   onKey: boolean;
 }
 
-let compiled: ValidateFunction | undefined;
 const definitions = (schemaJson as { definitions?: Record<string, Schema> }).definitions ?? {};
 
-/** Compiled once, at the first check (tens of milliseconds). */
 function validator(): ValidateFunction {
-  compiled ??= new Ajv({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true }).compile(schemaJson);
-  return compiled;
+  return generated as ValidateFunction;
 }
 
 /** Every schema problem of a document's value, worded by the loader's own messages. */
