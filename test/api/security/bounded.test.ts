@@ -54,7 +54,7 @@ describe('tag filters with many wildcards', () => {
 });
 
 /** 100 KB of text named 400 times: 113 KB of spec, 40 MB once expanded (each use of an anchored scalar is free under yaml's maxAliasCount). */
-const LAUGHS = [`x-big: &big "${'l'.repeat(100_000)}"`, 'steps:', ...Array.from({ length: 400 }, (_, i) => `  - { name: s${i}, command: *big }`)].join('\n');
+const LAUGHS = [`description: &big "${'l'.repeat(100_000)}"`, 'steps:', ...Array.from({ length: 400 }, (_, i) => `  - { name: s${i}, command: *big }`)].join('\n');
 const SMALL = 64 * 1024;
 
 describe('a spec whose aliases expand past the budget', () => {
