@@ -185,3 +185,15 @@ below restricted, which would refuse such Pods anyway.
 {{- toJson (concat (list .Release.Namespace) (fromJsonArray (include "svc.watchedList" .))) -}}
 {{- else -}}[]{{- end -}}
 {{- end -}}
+
+{{/*
+The Host names the API answers (SVC_ALLOWED_HOSTS): its Service's names in the cluster, the Ingress
+host when there is one, and api.allowedHosts.
+*/}}
+{{- define "svc.apiAllowedHosts" -}}
+{{- $svc := printf "%s-api" (include "svc.fullname" .) -}}
+{{- $ns := .Release.Namespace -}}
+{{- $hosts := list $svc (printf "%s.%s" $svc $ns) (printf "%s.%s.svc" $svc $ns) (printf "%s.%s.svc.%s" $svc $ns .Values.api.clusterDomain) -}}
+{{- if .Values.api.ingress.enabled }}{{ $hosts = append $hosts .Values.api.ingress.host }}{{ end -}}
+{{- join "," (concat $hosts .Values.api.allowedHosts) -}}
+{{- end -}}
