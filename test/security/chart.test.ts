@@ -134,4 +134,14 @@ describeTools('ATTACK: the chart\'s defaults give step Pods svc\'s identity, net
       { apiGroups: [''], resources: ['secrets'], resourceNames: ['step-env'], verbs: ['get'] },
     ]);
   });
+
+  test('the API answers its own Service names and the Ingress host, and no other name unless listed', async () => {
+    const hosts = async (values: string[] = []) => {
+      const env = find(await objects(values), 'Deployment', 'demo-svc-api').spec.template.spec.containers[0].env;
+      return (env.find((e: Obj) => e.name === 'SVC_ALLOWED_HOSTS').value as string).split(',');
+    };
+    expect(await hosts()).toEqual(['demo-svc-api', 'demo-svc-api.svc', 'demo-svc-api.svc.svc', 'demo-svc-api.svc.svc.cluster.local']);
+    const wider = await hosts(['api.ingress.enabled=true', 'api.ingress.host=svc.example.com', 'api.allowedHosts={lb.example.net}']);
+    expect(wider.slice(4)).toEqual(['svc.example.com', 'lb.example.net']);
+  });
 });
