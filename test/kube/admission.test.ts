@@ -2,10 +2,6 @@
  * The Dag admission webhook, called by the test bed's real API server over TLS on loopback: `kubectl apply`
  * of an invalid Dag is refused with the messages POST /dags/validate gives; a valid one goes through.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { MemoryDagStore } from '../../src/adapters/dagstore/memory-dag-store.js';
 import { dagTextOf } from '../../src/adapters/kube/manifest.js';
 import { StoreDagCatalog } from '../../src/engine/services/dag-catalog.js';
@@ -13,18 +9,7 @@ import { DagService } from '../../src/engine/services/dag-service.js';
 import { startAdmission, type AdmissionServer } from '../../src/main/server/admission.js';
 import { kubectl } from '../testbed/helpers.js';
 import { deleteNamespace, describeCluster, kubeFixture } from './env.js';
-
-/** A CA and a server certificate for 127.0.0.1 signed by it (what cert-manager or the chart would provide). */
-function certificates(): { dir: string; ca: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-webhook-'));
-  const run = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
-  run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=svc-test-ca']);
-  run(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'tls.key', '-out', 'tls.csr', '-subj', '/CN=127.0.0.1']);
-  run(['x509', '-req', '-in', 'tls.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'tls.crt', '-days', '1',
-    '-extfile', 'ext.cnf']);
-  return { dir, ca: readFileSync(join(dir, 'ca.crt')).toString('base64') };
-}
+import { certificates } from './webhook-certs.js';
 
 const dag = (ns: string, name: string, steps: string) => `apiVersion: svc.io/v1alpha1\nkind: Dag\nmetadata: {name: ${name}, namespace: ${ns}}\nspec:\n  steps:\n${steps}`;
 
