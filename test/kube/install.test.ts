@@ -250,7 +250,7 @@ describeTools('helm install of charts/svc', ['helm'], () => describeCluster('on 
 
     test('helm uninstall leaves no svc object behind but the CRDs and what users made with them', async () => {
       await release.uninstall();
-      expect((await json(['get', 'dags', '-n', ns])).items.map((d: Obj) => d.metadata.name).sort()).toEqual(['grab', 'hello', 'probe']);
+      expect((await json(['get', 'dags', '-n', ns])).items.map((d: Obj) => d.metadata.name).sort()).toEqual(['hello', 'probe']);
     }, 120_000);
   });
 
