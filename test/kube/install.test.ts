@@ -271,7 +271,7 @@ describeTools('helm install of charts/svc', ['helm'], () => describeCluster('on 
 
     test('helm uninstall leaves no svc object behind but the CRDs and what users made with them', async () => {
       await release.uninstall();
-      expect((await json(['get', 'dags', '-n', ns])).items.map((d: Obj) => d.metadata.name).sort()).toEqual(['grab', 'hello', 'probe']);
+      expect((await json(['get', 'dags', '-n', ns])).items.map((d: Obj) => d.metadata.name).sort()).toEqual(['hello', 'probe']);
     }, 120_000);
   });
 
@@ -345,10 +345,12 @@ describeTools('helm install of charts/svc', ['helm'], () => describeCluster('on 
       const allowed: [string, string, string, string[]][] = [
         ['operator', 'watch', 'dagruns.svc.io', inTeam], ['operator', 'update', 'dagruns.svc.io#status', inTeam], ['operator', 'list', 'dags.svc.io', inTeam],
         ['operator', 'create', 'pods', inTeam], ['operator', 'delete', 'pods', ['-n', 'default']], ['operator', 'create', 'secrets', inTeam], ['operator', 'list', 'namespaces', []],
+        // Pod Security labels (podSecurity.enforce) on the namespaces it finds: every one, cluster-wide.
+        ['operator', 'get', 'namespaces', []], ['operator', 'patch', 'namespaces', []],
       ];
       const refused: [string, string, string, string[]][] = [
         ['operator', 'get', 'secrets', inTeam], ['operator', 'list', 'secrets', inTeam], ['operator', 'create', 'dags.svc.io', inTeam], ['operator', 'create', 'pods#exec', inTeam],
-        ['operator', 'update', 'leases.coordination.k8s.io/svc-operator', inTeam], ['operator', 'create', 'deployments.apps', inTeam], ['operator', 'get', 'namespaces', []],
+        ['operator', 'update', 'leases.coordination.k8s.io/svc-operator', inTeam], ['operator', 'create', 'deployments.apps', inTeam], ['operator', 'delete', 'namespaces', []],
         ['api', 'list', 'dags.svc.io', inTeam], ['api', 'create', 'dagruns.svc.io', inTeam], ['steps', 'get', 'dagruns.svc.io', inTeam], ['steps', 'list', 'pods', inTeam],
       ];
       const answers = await Promise.all([...allowed, ...refused].map(([w, v, r, n]) => can(w, v, r, n)));
