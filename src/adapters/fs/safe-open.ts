@@ -126,6 +126,11 @@ export function openForAppend(root: string, path: string): number {
   return openChecked(root, path, APPEND, true) as number;
 }
 
+/** Whether the directories down to `path`'s (under `root`) all exist; PlantedFileError for a link on the way. */
+export function dirsUnder(root: string, path: string): boolean {
+  return walkDirs(root, partsUnder(root, path), false);
+}
+
 /** Creates the directories down to `dir` (under `root`), refusing a link or a non-directory on the way. */
 export function ensureDirUnder(root: string, dir: string): void {
   walkDirs(root, [...partsUnder(root, dir), ''], true);

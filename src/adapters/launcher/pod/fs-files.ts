@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import type { ExecRequest } from '../../../core/ports/executor.js';
 import type { FsLogStore } from '../../logstore/fs-log-store.js';
 import { writeFileAtomic } from '../../fs/atomic.js';
-import { absentIfPlanted, ensureDirUnder, openForAppend, readHeadUnder } from '../../fs/safe-open.js';
+import { absentIfPlanted, dirsUnder, ensureDirUnder, isPlanted, openForAppend, readHeadUnder } from '../../fs/safe-open.js';
 import { isEntryResult, type EntryResult } from './outcome.js';
 import type { PodFiles } from './pod-launcher.js';
 import type { PodFilePaths } from './pod-spec.js';
@@ -68,14 +68,28 @@ export class FsPodFiles implements PodFiles {
 
   /** A planted stderr log gets no note (the note is the operator's, the log is the step's). */
   async note(req: ExecRequest, line: string): Promise<void> {
-    const fd = await absentIfPlanted(Promise.resolve().then(() => openForAppend(this.logs.root, this.paths(req).stderr)));
-    if (fd === undefined) return;
+    let fd: number;
+    try {
+      fd = openForAppend(this.logs.root, this.paths(req).stderr);
+    } catch (e) {
+      if (isPlanted(e)) return;
+      throw e;
+    }
     try { writeSync(fd, `${line}\n`); } finally { closeSync(fd); }
   }
 
+  /** Removes the logs, never through a directory a step replaced with a link (that would remove another run's). */
   async discard(req: ExecRequest): Promise<void> {
     const p = this.paths(req);
-    await rm(p.stdout, { force: true });
-    await rm(p.stderr, { force: true });
+    for (const file of new Set([p.stdout, p.stderr])) {
+      let present: boolean;
+      try {
+        present = dirsUnder(this.logs.root, file);
+      } catch (e) {
+        if (isPlanted(e)) continue;
+        throw e;
+      }
+      if (present) await rm(file, { force: true });
+    }
   }
 }
