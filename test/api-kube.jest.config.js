@@ -13,7 +13,7 @@ export const KUBE_API_TESTS = [
   'api/auth/modes', 'api/auth/role-matrix', 'api/auth/audit', 'api/auth/oidc', 'api/auth/secrets', 'api/contract/auth', 'api/dags/dag', 'api/contract/system',
   'api/runs/start', 'api/runs/manage', 'api/runs/list', 'api/runs/results', 'api/runs/restart', 'api/runs/queue', 'api/runs/approval', 'api/runs/robustness',
   'api/runs/scheduler', 'api/runs/subdag-limits', 'api/contract/runs', 'api/dags/runs', 'api/system/metrics', 'api/system/webhooks', 'api/system/remote-node',
-  'api/events/events', 'api/system/terminal', 'api/security/params', 'api/security/env-expansion', 'api/security/bounded', 'api/security/browser', 'api/security/remote-node', 'api/security/auth-low',
+  'api/events/events', 'api/system/terminal', 'api/security/params', 'api/security/env-expansion', 'api/security/bounded', 'api/security/browser', 'api/security/remote-node', 'api/security/auth-low', 'api/security/malformed-dags',
 ];
 
 export default {

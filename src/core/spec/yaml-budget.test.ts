@@ -26,8 +26,10 @@ describe('expansionProblem', () => {
     expect(problem(text, 10_000)).toBeDefined();
   });
 
-  it('ends on an alias inside the node it names', () => {
-    expect(problem('a: &x [1, *x]\n', 100)).toBeUndefined();
+  it('refuses an alias inside the node it names: a value with no end', () => {
+    expect(problem('a: &x [1, *x]\n', 100)).toMatch(/an alias names a node that contains it/);
+    expect(problem('a: &x { b: { c: *x } }\n')).toMatch(/an alias names a node that contains it/);
+    expect(problem('a: &x [1]\nb: [*x, *x]\n')).toBeUndefined();
   });
 });
 
@@ -37,6 +39,12 @@ describe('loadDagText with the expansion budget', () => {
     const file = loadDagText(`x-big: &big "${'e'.repeat(100_000)}"\nsteps:\n${steps}\n`, { fileName: 'big' });
     expect(file.dag).toBeUndefined();
     expect(file.errors).toEqual([expect.stringContaining('expansion budget')]);
+  });
+
+  it('refuses a self-naming alias without building its value', () => {
+    const file = loadDagText('steps:\n  - name: a\n    command: "true"\n    env: &e [*e]\n', { fileName: 'loop' });
+    expect(file.dag).toBeUndefined();
+    expect(file.errors).toEqual([expect.stringContaining('an alias names a node that contains it')]);
   });
 
   it('loads a spec with a few aliases as before', () => {

@@ -19,15 +19,22 @@ export const MAX_EXPANDED_BYTES = 2 * 1024 * 1024;
 class Measure {
   private readonly memo = new Map<unknown, number>();
   private readonly anchors = new Map<string, unknown>();
+  private readonly open = new Set<unknown>();
+  /** Whether an alias names a node that contains it: a value with no end, which no JSON can hold. */
+  cyclic = false;
 
   sizeOf(node: unknown): number {
     const known = this.memo.get(node);
     if (known !== undefined) return known;
-    // An alias inside the node it names (a cycle) counts once while its node is being measured.
-    this.memo.set(node, 1);
+    if (this.open.has(node)) {
+      this.cyclic = true;
+      return 1;
+    }
+    this.open.add(node);
     const anchor = (node as { anchor?: unknown } | null)?.anchor;
     if (typeof anchor === 'string') this.anchors.set(anchor, node);
     const size = Math.min(this.measure(node), Number.MAX_SAFE_INTEGER / 4);
+    this.open.delete(node);
     this.memo.set(node, size);
     return size;
   }
@@ -47,7 +54,9 @@ class Measure {
 
 /** The problem of a document whose expanded value exceeds the budget, or undefined. */
 export function expansionProblem(doc: Document, budget = MAX_EXPANDED_BYTES): string | undefined {
-  const size = new Measure().sizeOf(doc.contents);
+  const measure = new Measure();
+  const size = measure.sizeOf(doc.contents);
+  if (measure.cyclic) return 'yaml: an alias names a node that contains it: the value would never end; write the repeated part out';
   if (size <= budget) return undefined;
   return `yaml: the document expands to more than ${budget} bytes (the expansion budget of a DAG spec): its aliases and merge keys repeat too much; write the repeated parts out or reduce them`;
 }
