@@ -92,7 +92,10 @@ steps:
     const pods = await podsOf(srv.server.namespace!);
     for (const name of ['remote', 'cache-get', 'query', 'local', 'notify']) {
       const pod = pods.find((p) => p.metadata.labels['svc.io/step'] === name)!;
-      expect(pod.spec.containers[0].command.at(-1)).toBe('[["svc","run-step"]]');
+      // The commands the entry runs travel in its environment, never in the container's args (ADR 0028).
+      const container = pod.spec.containers[0];
+      expect(container.command.slice(-2)).toEqual(['--commands-env', 'SVC_COMMANDS']);
+      expect(container.env.find((e: { name: string }) => e.name === 'SVC_COMMANDS').value).toBe('[["svc","run-step"]]');
     }
     expect(JSON.stringify(pods)).not.toContain(pg.password);
   });
