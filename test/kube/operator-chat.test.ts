@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeCluster } from './env.js';
-import { finished, kubeServer, podsOf, start } from './servers.js';
+import { entryCommands, finished, kubeServer, podsOf, start } from './servers.js';
 import { startChatServer, type ChatServer } from '../helpers/chat-server.js';
 
 describeCluster('chat steps as svc run-step Pods', () => {
@@ -56,7 +56,7 @@ steps:
     const pods = await podsOf(srv.server.namespace!);
     for (const name of ['first', 'second']) {
       const pod = pods.find((p) => p.metadata.labels['svc.io/step'] === name)!;
-      expect(pod.spec.containers[0].command.at(-1)).toBe('[["svc","run-step"]]');
+      expect(entryCommands(pod)).toBe('[["svc","run-step"]]');
     }
   });
 });

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeCluster } from './env.js';
-import { finished, kubeServer, podsOf, start } from './servers.js';
+import { entryCommands, finished, kubeServer, podsOf, start } from './servers.js';
 import { startSshd, sshdSkipReason, type SshdServer } from '../helpers/sshd.js';
 import { redisSkipReason, startRedis, type RedisNode } from '../helpers/redis.js';
 import { postgresSkipReason, startPostgres, type PostgresServer } from '../helpers/postgres.js';
@@ -92,10 +92,7 @@ steps:
     const pods = await podsOf(srv.server.namespace!);
     for (const name of ['remote', 'cache-get', 'query', 'local', 'notify']) {
       const pod = pods.find((p) => p.metadata.labels['svc.io/step'] === name)!;
-      // The commands the entry runs travel in its environment, never in the container's args (ADR 0028).
-      const container = pod.spec.containers[0];
-      expect(container.command.slice(-2)).toEqual(['--commands-env', 'SVC_COMMANDS']);
-      expect(container.env.find((e: { name: string }) => e.name === 'SVC_COMMANDS').value).toBe('[["svc","run-step"]]');
+      expect(entryCommands(pod)).toBe('[["svc","run-step"]]');
     }
     expect(JSON.stringify(pods)).not.toContain(pg.password);
   });

@@ -45,6 +45,13 @@ export async function podsOf(ns: string, selector = 'svc.io/component=step'): Pr
  * MinIO with one bucket, and a kubeServer keeping step logs there (SVC_S3_BUCKET): the API server and the
  * operator (this process) read the bucket's credentials from AWS_*, which stop() puts back as they were.
  */
+/** The commands a step Pod's entry runs: its environment's SVC_COMMANDS, never the container's args (ADR 0028). */
+export function entryCommands(pod: PodJson): string {
+  const container = pod.spec.containers[0];
+  expect(container.command.slice(-2)).toEqual(['--commands-env', 'SVC_COMMANDS']);
+  return container.env.find((e: { name: string }) => e.name === 'SVC_COMMANDS').value;
+}
+
 export class BucketServer {
   minio!: MinioServer;
   client!: S3Client;
