@@ -100,8 +100,9 @@ steps:
     expect(node(r.nodes, 'yes').statusLabel).toBe('succeeded');
   });
 
-  test('a repeat condition: repeats until it holds', async () => {
+  test('a repeat condition (DAG shell bash): repeats until it holds', async () => {
     const r = await attack('repeat', `
+shell: /bin/bash
 steps:
   - name: r
     command: echo round
