@@ -21,6 +21,7 @@ import { stepOutputs, type StepOutputs } from './outputs.js';
 import type { ForkServer } from './fork-server.js';
 import { runForked, type Exit } from './forked.js';
 import { readLocalFile } from './read-file.js';
+import { textOutOfArgv, type Launch } from './argv-text.js';
 
 export interface ProcessExecutorOptions {
   /** Where each execution's logs, records and scratch files are. */
@@ -99,11 +100,12 @@ async function runAll(req: LocalRequest, state: Live, server: ForkServer | undef
   let signal: string | undefined;
   let capture: Capture | undefined;
   try {
-    const argvs = commandArgvs(req, scriptFile);
+    // No command text in any argv: it may hold a secret, and argv is world-readable (argv-text.ts).
+    const launches = commandArgvs(req, scriptFile).map((argv) => textOutOfArgv(argv, req.shell, req.env));
     const ctx: RunCtx = { outputs, state, deadline, server, execSafe: execSafe(req) };
-    for (let i = from; i < argvs.length; i++) {
+    for (let i = from; i < launches.length; i++) {
       if (state.stopped) break;
-      ({ code, signal } = await runOne(req, argvs[i]!, i, ctx));
+      ({ code, signal } = await runOne(req, launches[i]!, i, ctx));
       if (code !== 0 || signal) break;
     }
   } finally {
@@ -129,17 +131,18 @@ function toResult(req: LocalRequest, code: number, signal: string | undefined, t
 /** `execSafe`: the working directory and environment can cross exec (no NUL byte). */
 interface RunCtx { outputs: StepOutputs; state: Live; deadline: number; server: ForkServer | undefined; execSafe: boolean }
 
-function runOne(req: LocalRequest, argv: string[], index: number, ctx: RunCtx): Promise<Exit> {
+function runOne(req: LocalRequest, launch: Launch, index: number, ctx: RunCtx): Promise<Exit> {
   const direct = ctx.outputs.direct();
-  if (direct && ctx.server?.available() && ctx.execSafe && !argv.some(hasNul)) {
-    return runForked(ctx.server, { argv, cwd: req.workingDir, env: req.env, ...direct, recordFile: req.files.recordFile, recordKey: req.files.recordKey, commandIndex: index }, {
+  const { argv, env } = launch;
+  if (direct && ctx.server?.available() && ctx.execSafe && !argv.some(hasNul) && !Object.values(env).some(hasNul)) {
+    return runForked(ctx.server, { argv, cwd: req.workingDir, env, ...direct, recordFile: req.files.recordFile, recordKey: req.files.recordKey, commandIndex: index }, {
       started: (pid) => onStarted(ctx, pid),
       note: (text) => ctx.outputs.note(text),
-      fallback: () => runSpawned(req, argv, index, ctx),
+      fallback: () => runSpawned(req, launch, index, ctx),
       adopt: () => adoptProcess(req),
     });
   }
-  return runSpawned(req, argv, index, ctx);
+  return runSpawned(req, launch, index, ctx);
 }
 
 /** A NUL byte cannot cross exec: Node's spawn rejects it with a clear error, so such a command takes that path. */
@@ -165,14 +168,14 @@ function onStarted(ctx: RunCtx, pid: number): () => void {
   };
 }
 
-function runSpawned(req: LocalRequest, argv: string[], cmd: number, ctx: RunCtx): Promise<Exit> {
+function runSpawned(req: LocalRequest, launch: Launch, cmd: number, ctx: RunCtx): Promise<Exit> {
   return new Promise((resolve) => {
-    const [file, ...rest] = argv;
+    const [file, ...rest] = launch.argv;
     let child: ChildProcess;
     try {
       // Recorded before it runs (see StepExecutor.started); the pid follows once it is known.
       appendFileSync(req.files.recordFile, processLine(req.files.recordKey, { pid: 0, cmd }));
-      child = spawn(file!, rest, { cwd: req.workingDir, env: req.env, detached: true, stdio: ctx.outputs.stdio() });
+      child = spawn(file!, rest, { cwd: req.workingDir, env: launch.env, detached: true, stdio: ctx.outputs.stdio() });
     } catch (e) {
       // Invalid arguments (a NUL byte in the environment, ...) throw synchronously: a failed step, never a crash.
       ctx.outputs.abandon();
