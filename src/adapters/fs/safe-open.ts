@@ -8,7 +8,7 @@
  * another file is refused too). Where /proc is mounted, the descriptor's own path must be the expected one
  * under the root's real path, which closes the race between the lstat walk and the open.
  */
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, read, readlinkSync, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, read, readlinkSync, readSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 
 /** A name in a store's tree is a link, a device, a FIFO, a directory or a hard link where a file of ours belongs. */
@@ -178,4 +178,46 @@ export async function withFileUnder<R>(root: string, path: string, fn: (f: FdRea
 /** The first `maxBytes` bytes of a file under `root` as text; undefined when it does not exist. */
 export function readHeadUnder(root: string, path: string, maxBytes: number): Promise<string | undefined> {
   return withFileUnder(root, path, async (f) => (await f.read(0, maxBytes)).toString('utf8'));
+}
+
+/** The first `bytes` bytes of a file under `root`, synchronously (hot paths); undefined when it does not exist. */
+export function readHeadUnderSync(root: string, path: string, bytes: number): string | undefined {
+  const fd = openForRead(root, path);
+  if (fd === undefined) return undefined;
+  try {
+    const buf = Buffer.allocUnsafe(bytes);
+    const n = readSync(fd, buf, 0, bytes, 0);
+    return buf.toString('utf8', 0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A file of ours larger than any we write: it is not read into memory. */
+export class OversizeFileError extends Error {
+  constructor(readonly path: string, size: number, maxBytes: number) {
+    super(`${path} is ${size} bytes, more than the ${maxBytes} a file of ours holds: it is not read`);
+    this.name = 'OversizeFileError';
+  }
+}
+
+/** The whole of a small file under `root` as text; undefined when it does not exist; OversizeFileError above `maxBytes`. */
+export function readSmallUnder(root: string, path: string, maxBytes: number): Promise<string | undefined> {
+  return withFileUnder(root, path, async (f) => {
+    if (f.size > maxBytes) throw new OversizeFileError(path, f.size, maxBytes);
+    return (await f.read(0, f.size)).toString('utf8');
+  });
+}
+
+/** Whether a regular file of ours exists at `path` under `root` (a planted one does not count). */
+export function isFileUnder(root: string, path: string): boolean {
+  try {
+    const fd = openForRead(root, path);
+    if (fd === undefined) return false;
+    closeSync(fd);
+    return true;
+  } catch (e) {
+    if (isPlanted(e)) return false;
+    throw e;
+  }
 }
