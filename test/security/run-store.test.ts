@@ -2,9 +2,10 @@
  * Attacks on the embedded run store, through REST: a step (running as the server's user) replaces its
  * run's status.json, spec.json or the run directory itself with a link to a file outside the data
  * directory that holds a plausible run with a marker, or with a FIFO. The API must answer without the
- * marker, without a 500 and without hanging, and the link's target is never written.
+ * marker, without a 500 and without hanging, and the link's target is never written. A step that
+ * replaces its attempt's exec records with a link gets no line appended to the link's target.
  */
-import { lstatSync, mkdirSync, readFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TestServer, eventually, type Reply } from '../helpers/server.js';
 import { SseClient } from '../api/events/sse-client.js';
@@ -62,6 +63,12 @@ describe('a step plants links and FIFOs among its run\'s store files', () => {
       `cp "$d/spec.json" "${secret}/rundir/spec.json"`,
       `mv "$d" "$d.moved" && ln -s "${secret}/rundir" "$d"`,
     ]));
+    srv.dag('plant-records', [
+      'steps:', '  - name: plant', '    script: |',
+      '      r="$(dirname "$(dirname "$DAG_RUN_STEP_STDOUT_FILE")")/exec/records"',
+      `      test -f "$r" && rm -f "$r" && ln -s "${secret}/records" "$r"`,
+      '  - name: after', '    depends: [plant]', '    command: "true"',
+    ].join('\n'));
     await srv.start();
   });
   afterAll(async () => srv.stop());
@@ -97,6 +104,17 @@ describe('a step plants links and FIFOs among its run\'s store files', () => {
     await planted('plant-fifo', 'f1', join(runs, 'plant-fifo', 'f1', 'spec.json'), (p) => lstatSync(p).isFIFO());
     await askEverything('plant-fifo', 'f1');
     expect(lstatSync(join(runs, 'plant-fifo', 'f1', 'status.json')).isFIFO()).toBe(true);
+  }, 60_000);
+
+  test('the exec records replaced by a link: no start or exit line is appended to its target', async () => {
+    writeFileSync(join(secret, 'records'), `${MARK}\n`);
+    expect((await srv.post('/dags/plant-records/start', { dagRunId: 'x1' })).status).toBe(200);
+    const run = await eventually(async () => {
+      const r = await safeGet(srv, '/dag-runs/plant-records/x1');
+      return r.status === 200 && !['running', 'queued', 'not_started'].includes(r.body.dagRun.statusLabel) ? r.body.dagRun : undefined;
+    }, 'plant-records/x1 to finish', 30_000);
+    expect(run.nodes.find((n: { step: { name: string } }) => n.step.name === 'after').statusLabel).toBe('succeeded');
+    expect(readFileSync(join(secret, 'records'), 'utf8')).toBe(`${MARK}\n`);
   }, 60_000);
 
   test('the run directory replaced by a link: it is not followed, nothing is written through it', async () => {
