@@ -8,8 +8,9 @@
  * another file is refused too). Where /proc is mounted, the descriptor's own path must be the expected one
  * under the root's real path, which closes the race between the lstat walk and the open.
  */
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, read, readlinkSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, read, readlinkSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
+import { readHeadOfFd } from './atomic.js';
 
 /** A name in a store's tree is a link, a device, a FIFO, a directory or a hard link where a file of ours belongs. */
 export class PlantedFileError extends Error {
@@ -183,14 +184,7 @@ export function readHeadUnder(root: string, path: string, maxBytes: number): Pro
 /** The first `bytes` bytes of a file under `root`, synchronously (hot paths); undefined when it does not exist. */
 export function readHeadUnderSync(root: string, path: string, bytes: number): string | undefined {
   const fd = openForRead(root, path);
-  if (fd === undefined) return undefined;
-  try {
-    const buf = Buffer.allocUnsafe(bytes);
-    const n = readSync(fd, buf, 0, bytes, 0);
-    return buf.toString('utf8', 0, n);
-  } finally {
-    closeSync(fd);
-  }
+  return fd === undefined ? undefined : readHeadOfFd(fd, bytes);
 }
 
 /** A file of ours larger than any we write: it is not read into memory. */
