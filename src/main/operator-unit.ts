@@ -45,7 +45,7 @@ import { BuiltinSecretProvider } from '../runtime/secrets/providers.js';
 import { timeIds } from './embedded.js';
 import { dagSource } from './kubernetes.js';
 import { namespaceLogs } from './namespace-logs.js';
-import { schedulerState } from './server/runs.js';
+import { schedulerState, unreadableTo } from './server/runs.js';
 
 /** What every unit of one operator shares. */
 export interface OperatorShared {
@@ -153,7 +153,7 @@ export function startUnit(sh: OperatorShared, namespace: string): NamespaceUnit 
   const launcher = new LaunchService(engine, runs, { drives: true, maxDriving: oc.maxActiveRuns });
   const queues = new QueueProcessor(engine, launcher, config.queues);
   const scheduler = new Scheduler({
-    catalog: new StoreDagCatalog(dags), launcher, runs, store, clock, log, state: schedulerState(place.dataDir), ...(config.tz ? { tz: config.tz } : {}),
+    catalog: new StoreDagCatalog(dags), launcher, runs, store, clock, log, state: schedulerState(place.dataDir, unreadableTo(log)), ...(config.tz ? { tz: config.tz } : {}),
   });
   const requests = new RunRequests({ dags: engine.dags, launcher, log, answer: (r, a) => store.answerRequest(r, a, new Date(clock.now())) });
   let unsubscribe = (): void => undefined;

@@ -98,6 +98,11 @@ export function readHeadSync(path: string, bytes: number): string | undefined {
     if (isNotFound(err)) return undefined;
     throw err;
   }
+  return readHeadOfFd(fd, bytes);
+}
+
+/** The first bytes of an open file as text; the descriptor is closed. */
+export function readHeadOfFd(fd: number, bytes: number): string {
   try {
     const buf = Buffer.allocUnsafe(bytes);
     const n = readSync(fd, buf, 0, bytes, 0);

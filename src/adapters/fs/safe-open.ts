@@ -10,6 +10,7 @@
  */
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, read, readlinkSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
+import { readHeadOfFd } from './atomic.js';
 
 /** A name in a store's tree is a link, a device, a FIFO, a directory or a hard link where a file of ours belongs. */
 export class PlantedFileError extends Error {
@@ -178,4 +179,39 @@ export async function withFileUnder<R>(root: string, path: string, fn: (f: FdRea
 /** The first `maxBytes` bytes of a file under `root` as text; undefined when it does not exist. */
 export function readHeadUnder(root: string, path: string, maxBytes: number): Promise<string | undefined> {
   return withFileUnder(root, path, async (f) => (await f.read(0, maxBytes)).toString('utf8'));
+}
+
+/** The first `bytes` bytes of a file under `root`, synchronously (hot paths); undefined when it does not exist. */
+export function readHeadUnderSync(root: string, path: string, bytes: number): string | undefined {
+  const fd = openForRead(root, path);
+  return fd === undefined ? undefined : readHeadOfFd(fd, bytes);
+}
+
+/** A file of ours larger than any we write: it is not read into memory. */
+export class OversizeFileError extends Error {
+  constructor(readonly path: string, size: number, maxBytes: number) {
+    super(`${path} is ${size} bytes, more than the ${maxBytes} a file of ours holds: it is not read`);
+    this.name = 'OversizeFileError';
+  }
+}
+
+/** The whole of a small file under `root` as text; undefined when it does not exist; OversizeFileError above `maxBytes`. */
+export function readSmallUnder(root: string, path: string, maxBytes: number): Promise<string | undefined> {
+  return withFileUnder(root, path, async (f) => {
+    if (f.size > maxBytes) throw new OversizeFileError(path, f.size, maxBytes);
+    return (await f.read(0, f.size)).toString('utf8');
+  });
+}
+
+/** Whether a regular file of ours exists at `path` under `root` (a planted one does not count). */
+export function isFileUnder(root: string, path: string): boolean {
+  try {
+    const fd = openForRead(root, path);
+    if (fd === undefined) return false;
+    closeSync(fd);
+    return true;
+  } catch (e) {
+    if (isPlanted(e)) return false;
+    throw e;
+  }
 }

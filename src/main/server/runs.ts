@@ -1,6 +1,6 @@
 /** Wiring of the runs area (SPEC 4.4, 4.5, 3.3): launcher, queue processor, scheduler, run routers. */
 import { join } from 'node:path';
-import { JsonStateFile } from '../../adapters/fs/json-state.js';
+import { JsonStateFile, type UnreadableReport } from '../../adapters/fs/json-state.js';
 import { runsRouters } from '../../api/runs/index.js';
 import { LaunchService } from '../../engine/services/launch-service.js';
 import type { RunLauncher } from '../../engine/services/launcher.js';
@@ -21,8 +21,9 @@ export interface RunsArea extends AreaParts {
 /** On shutdown, runs in flight get this long to finish; the rest are resumed by the next start. */
 const SHUTDOWN_GRACE_MS = 2000;
 
-export function schedulerState(dataDir: string): SchedulerState {
-  const file = new JsonStateFile<{ lastTick?: string }>(join(dataDir, 'scheduler', 'state.json'));
+/** `report` hears of a state file that exists but cannot be read (it is kept, moved aside on the next save). */
+export function schedulerState(dataDir: string, report?: UnreadableReport): SchedulerState {
+  const file = new JsonStateFile<{ lastTick?: string }>(join(dataDir, 'scheduler', 'state.json'), report);
   return {
     load: async () => {
       const t = Date.parse((await file.load())?.lastTick ?? '');
@@ -31,6 +32,10 @@ export function schedulerState(dataDir: string): SchedulerState {
     save: (ms) => file.save({ lastTick: new Date(ms).toISOString() }),
   };
 }
+
+/** An unreadable scheduler state as a warning in the server's log. */
+export const unreadableTo = (log: { warn(msg: string, fields?: Record<string, unknown>): void }): UnreadableReport =>
+  (path, error) => log.warn('Kept an unreadable scheduler state file: it is moved aside on the next save', { path, error: String(error) });
 
 export async function wireRuns(base: ServerBase, dags: DagsArea): Promise<RunsArea> {
   const { engine, runs, config } = base;
@@ -43,7 +48,7 @@ export async function wireRuns(base: ServerBase, dags: DagsArea): Promise<RunsAr
   const watcher = new RunWatcher(engine.store, (fn) => base.events.on(fn));
   const scheduler = new Scheduler({
     catalog: dags.catalog, launcher, runs, store: engine.store, clock: engine.clock, log: base.log,
-    state: schedulerState(config.dataDir), ...(config.tz ? { tz: config.tz } : {}),
+    state: schedulerState(config.dataDir, unreadableTo(base.log)), ...(config.tz ? { tz: config.tz } : {}),
   });
   const routers = runsRouters({
     catalog: dags.catalog, launcher, runs, watcher, logs: engine.logs,

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -108,6 +109,25 @@ static int parsereq(char **v, int n, req_t *r) {
 
 /* ---- exec records ---- */
 
+/*
+ * Opens a log or records file to append. They live in the run's directory, which a step can write to: never
+ * through a link as the last name (O_NOFOLLOW), never blocking on a FIFO (O_NONBLOCK, cleared once the
+ * descriptor is known to be a regular file), and only a regular file with one name (no hard link).
+ */
+static int openown(const char *path) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
+  if (fd < 0) return -1;
+  struct stat st;
+  if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink > 1) {
+    close(fd);
+    errno = ELOOP;
+    return -1;
+  }
+  int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+  return fd;
+}
+
 /* Records files stay open between appends (an open costs many times an append); a few at a time. */
 static struct { char *path; int fd; } recfh[8];
 static int nrecfh;
@@ -115,7 +135,7 @@ static int nrecfh;
 static int recordfile(const char *path) {
   for (int i = 0; i < nrecfh; i++) if (!strcmp(recfh[i].path, path)) return recfh[i].fd;
   if (nrecfh == 8) { for (int i = 0; i < nrecfh; i++) { close(recfh[i].fd); free(recfh[i].path); } nrecfh = 0; }
-  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  int fd = openown(path);
   if (fd < 0) return -1;
   recfh[nrecfh].path = strdup(path);
   recfh[nrecfh++].fd = fd;
@@ -151,7 +171,7 @@ static void ownticks(char *out, size_t size) {
 
 /* The process line, written by the child itself before it execs (so a start is never unrecorded). */
 static void recordstart(const req_t *r) {
-  int fd = open(r->rec, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  int fd = openown(r->rec);
   if (fd < 0) return;
   char ticks[32], line[512];
   ownticks(ticks, sizeof ticks);
@@ -170,7 +190,7 @@ static void recordstart(const req_t *r) {
 static void __attribute__((noreturn)) childfail(int efd, const char *errpath, const char *what, const char *arg) {
   char line[4200];
   int n = snprintf(line, sizeof line, "svc: %s%s%s: %s\n", what, *what ? " " : "", arg, strerror(errno));
-  if (efd < 0) efd = open(errpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  if (efd < 0) efd = openown(errpath);
   if (efd >= 0 && n > 0) (void)!write(efd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
   _exit(127);
 }
@@ -180,11 +200,11 @@ static void __attribute__((noreturn)) run(const req_t *r) {
   if (*r->rec) recordstart(r);
   int i = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (i < 0) childfail(-1, r->err, "open", "/dev/null");
-  int o = open(r->out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  int o = openown(r->out);
   if (o < 0) childfail(-1, r->err, "open", r->out);
   int e = o;
   if (strcmp(r->err, r->out)) {
-    e = open(r->err, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+    e = openown(r->err);
     if (e < 0) childfail(-1, r->err, "open", r->err);
   }
   if (chdir(r->cwd) < 0) childfail(e, r->err, "chdir", r->cwd);

@@ -7,13 +7,14 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { outputTooLarge, timedOutResult, type ExecRequest, type Launcher, type RunningExec } from '../../core/ports/executor.js';
 import { localRequest, type LocalLayout, type LocalRequest } from './local.js';
 import type { ExecResult } from '../../core/run/state.js';
 import { commandArgvs } from '../../core/exec-argv.js';
 import { adoptProcess } from './adopt.js';
+import { appendOwnFileSync } from './no-follow.js';
 import { codeLine, killGroup, processLine, RecordKeys, signalNumber } from './records.js';
 import { processStartTicks } from './liveness.js';
 import type { Capture } from './sink.js';
@@ -174,7 +175,7 @@ function runSpawned(req: LocalRequest, launch: Launch, cmd: number, ctx: RunCtx)
     let child: ChildProcess;
     try {
       // Recorded before it runs (see StepExecutor.started); the pid follows once it is known.
-      appendFileSync(req.files.recordFile, processLine(req.files.recordKey, { pid: 0, cmd }));
+      appendOwnFileSync(req.files.recordFile, processLine(req.files.recordKey, { pid: 0, cmd }));
       child = spawn(file!, rest, { cwd: req.workingDir, env: launch.env, detached: true, stdio: ctx.outputs.stdio() });
     } catch (e) {
       // Invalid arguments (a NUL byte in the environment, ...) throw synchronously: a failed step, never a crash.
@@ -185,7 +186,7 @@ function runSpawned(req: LocalRequest, launch: Launch, cmd: number, ctx: RunCtx)
     // The pid is known once spawn() returns: recorded at once, so a crash from here on can adopt it.
     if (child.pid) {
       try {
-        appendFileSync(req.files.recordFile, processLine(req.files.recordKey, { pid: child.pid, cmd, startTicks: processStartTicks(child.pid), startedAt: new Date().toISOString(), late: true }));
+        appendOwnFileSync(req.files.recordFile, processLine(req.files.recordKey, { pid: child.pid, cmd, startTicks: processStartTicks(child.pid), startedAt: new Date().toISOString(), late: true }));
       } catch { /* record gone: the run's files were removed */ }
     }
     let disarm = (): void => undefined;
@@ -202,7 +203,7 @@ function runSpawned(req: LocalRequest, launch: Launch, cmd: number, ctx: RunCtx)
       // As the fork server does once it reaped the command; synchronously, so it lands before the next
       // command of the step starts its record. (An engine that dies first leaves no code: adoption then
       // reports the outcome as unknown.)
-      try { appendFileSync(req.files.recordFile, codeLine(req.files.recordKey, sig ? 128 + signalNumber(sig) : code ?? 1)); } catch { /* record gone */ }
+      try { appendOwnFileSync(req.files.recordFile, codeLine(req.files.recordKey, sig ? 128 + signalNumber(sig) : code ?? 1)); } catch { /* record gone */ }
       void written.then(() => resolve(sig ? { code: 128 + signalNumber(sig), signal: sig } : { code: code ?? 1 }));
     });
   });

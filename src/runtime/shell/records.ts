@@ -12,8 +12,7 @@
  * One appended file per attempt instead of files per execution: creating a file costs several times an
  * append (0.1-0.6 ms on the CI machine), and this is on every step's critical path.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readOwnFileSync } from './no-follow.js';
 import { constants as osConstants } from 'node:os';
 
 const SIGNALS = osConstants.signals as Record<string, number>;
@@ -73,7 +72,7 @@ export function parseExecRecord(text: string, key: string): ExecRecord | undefin
 
 export async function readExecRecord(path: string, key: string): Promise<ExecRecord | undefined> {
   try {
-    return parseExecRecord(await readFile(path, 'utf8'), key);
+    return parseExecRecord(readOwnFileSync(path).toString('utf8'), key);
   } catch {
     return undefined;
   }
@@ -102,21 +101,14 @@ export class RecordKeys {
 }
 
 function readNew(path: string, f: { offset: number; rest: string; keys: Set<string> }): void {
-  let fd: number;
-  try { fd = openSync(path, 'r'); } catch { return; }
-  try {
-    const size = fstatSync(fd).size;
-    if (size <= f.offset) return;
-    const buf = Buffer.allocUnsafe(size - f.offset);
-    const n = readSync(fd, buf, 0, buf.length, f.offset);
-    f.offset += n;
-    const lines = (f.rest + buf.toString('utf8', 0, n)).split('\n');
-    f.rest = lines.pop() ?? '';
-    for (const line of lines) {
-      const sp = line.indexOf(' ');
-      if (sp > 0) f.keys.add(line.slice(0, sp));
-    }
-  } finally {
-    closeSync(fd);
+  let buf: Buffer;
+  try { buf = readOwnFileSync(path, f.offset); } catch { return; } // missing, or planted: no record
+  if (buf.length === 0) return;
+  f.offset += buf.length;
+  const lines = (f.rest + buf.toString('utf8')).split('\n');
+  f.rest = lines.pop() ?? '';
+  for (const line of lines) {
+    const sp = line.indexOf(' ');
+    if (sp > 0) f.keys.add(line.slice(0, sp));
   }
 }

@@ -1,5 +1,5 @@
 /** Small helpers of LocalRunStore: directory reads, bounded parallelism. */
-import { readdir, stat } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { isNotFound } from '../../fs/atomic.js';
 
 export function safe(fn: () => unknown): boolean {
@@ -44,7 +44,7 @@ export function deepFreeze<T>(o: T): T {
 /** When a file was last written (ms since the epoch); Infinity when it is missing (never older than anything). */
 export async function writtenAt(path: string): Promise<number> {
   try {
-    return (await stat(path)).mtimeMs;
+    return (await lstat(path)).mtimeMs; // a link's own time: what it points at is never looked at
   } catch (err) {
     if (isNotFound(err)) return Infinity;
     throw err;

@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalOwnership, type ProcessIdentity } from './ownership.js';
@@ -64,5 +65,28 @@ describe('LocalOwnership (a pid lock beside the run)', () => {
     alive.delete(1000 + winner);
     const second = await Promise.all(takers.map((t, i) => (i === winner ? Promise.resolve(false) : t.acquire(key))));
     expect(second.filter(Boolean)).toHaveLength(1);
+  });
+
+  test.each(['link', 'fifo'])('a %s planted at the lock is not followed: no owner is shown, a taker replaces it', async (kind) => {
+    const { dataDir, as, file } = setup();
+    const target = join(dataDir, 'target');
+    writeFileSync(target, JSON.stringify({ pid: 200, host: 'h1', instance: 'other', startTicks: '1' }));
+    if (kind === 'link') symlinkSync(target, file);
+    else execFileSync('mkfifo', [file]);
+    const me = as({});
+    expect(await me.holder(key)).toBe('a process whose record is unreadable');
+    expect(await me.state(key)).toBe('gone');
+    expect(await me.acquire(key)).toBe(true);
+    expect(lstatSync(file).isFile()).toBe(true);
+    expect(JSON.parse(readFileSync(target, 'utf8'))).toMatchObject({ instance: 'other' });
+  });
+
+  test('a link planted at the temporary name is not written through', async () => {
+    const { dataDir, as, file } = setup();
+    const target = join(dataDir, 'target');
+    writeFileSync(target, 'untouched');
+    symlinkSync(target, `${file}.me.tmp`);
+    await expect(as({}).acquire(key)).rejects.toThrow();
+    expect(readFileSync(target, 'utf8')).toBe('untouched');
   });
 });

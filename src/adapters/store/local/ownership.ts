@@ -6,7 +6,7 @@
  * replaced under a `owner.takeover` directory (mkdir is atomic), so two processes taking over the same
  * run cannot both win. An owner on another host is never presumed gone.
  */
-import { linkSync, mkdirSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, linkSync, mkdirSync, openSync, readSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { OwnerState, Ownership } from '../../../core/ports/ownership.js';
 import type { RunKey } from '../../../core/ports/run-store.js';
@@ -25,6 +25,34 @@ interface OwnerRecord extends ProcessIdentity { since: string }
 
 /** A takeover left half-done by a process that died in it is cleared after this long. */
 const STALE_TAKEOVER_MS = 10_000;
+
+/** Far above a record's size. */
+const RECORD_MAX_BYTES = 4096;
+const READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/**
+ * The lock's text, opened without following a link or blocking on a FIFO (the run directory is the
+ * step's to write in); 'planted' for anything but a regular file. A second name is allowed: the lock is
+ * linked into place from its temporary file, which is unlinked just after.
+ */
+function readRecord(file: string): string | undefined | 'planted' {
+  let fd: number;
+  try {
+    fd = openSync(file, READ);
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    if (['ELOOP', 'ENXIO', 'EISDIR'].includes((e as NodeJS.ErrnoException).code ?? '')) return 'planted';
+    throw e;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return 'planted';
+    const buf = Buffer.allocUnsafe(RECORD_MAX_BYTES);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return buf.toString('utf8', 0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 export class LocalOwnership implements Ownership {
   private readonly layout: Layout;
@@ -75,7 +103,7 @@ export class LocalOwnership implements Ownership {
   /** The lock itself: true when this call created it (whole: written aside, then linked into place). */
   private create(file: string): boolean {
     const tmp = `${file}.${this.opts.self.instance}.tmp`;
-    writeFileSync(tmp, this.record());
+    writeFileSync(tmp, this.record(), { flag: 'wx' }); // O_EXCL: a link planted at the name is not written through
     try {
       linkSync(tmp, file);
       return true;
@@ -89,8 +117,9 @@ export class LocalOwnership implements Ownership {
 
   /** undefined when there is no owner (or a record too broken to name one: treated as gone). */
   private read(file: string): OwnerRecord | undefined | 'broken' {
-    let text: string;
-    try { text = readFileSync(file, 'utf8'); } catch (e) { if (isNotFound(e)) return undefined; throw e; }
+    const text = readRecord(file);
+    if (text === undefined) return undefined;
+    if (text === 'planted') return 'broken'; // a link or FIFO at the lock's name: no owner can be shown
     try {
       const o = JSON.parse(text) as Partial<OwnerRecord>;
       return typeof o.pid === 'number' && typeof o.host === 'string' && typeof o.instance === 'string' ? o as OwnerRecord : 'broken';
@@ -117,7 +146,7 @@ export class LocalOwnership implements Ownership {
       const now = this.read(file);
       if (JSON.stringify(now) !== JSON.stringify(seen)) return this.stateOf(now) === 'mine';
       const tmp = `${file}.${this.opts.self.instance}.tmp`;
-      writeFileSync(tmp, this.record());
+      writeFileSync(tmp, this.record(), { flag: 'wx' });
       renameSync(tmp, file);
       return true;
     } finally {

@@ -13,13 +13,14 @@
  * rescan runs more often). Started by the first subscriber, stopped a while after the last one left.
  */
 import { existsSync, mkdirSync, watch, type FSWatcher } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import type { RunFeed } from '../../../core/ports/run-feed.js';
 import { runKeyOf, runKeyText, type RunKey, type RunStore } from '../../../core/ports/run-store.js';
 import { isSafeDagName, isValidRunId, type DagRunResource } from '../../../core/resources.js';
 import { isRunTerminal, type RunStatus } from '../../../core/run/status.js';
-import { isNotFound, readHead } from '../../fs/atomic.js';
+import { isNotFound } from '../../fs/atomic.js';
 import { mapLimit, readdirSafe } from './helpers.js';
+import { RunFiles } from './run-files.js';
 import { Layout, SPEC_FILE, STATUS_FILE } from './paths.js';
 
 type Watch = (path: string, opts: { persistent: boolean }, listener: (event: string, name: string | null) => void) => FSWatcher;
@@ -67,6 +68,8 @@ const versionOf = (rv: string | undefined): bigint => {
 
 export class LocalRunFeed implements RunFeed {
   private readonly layout: Layout;
+  /** status.json is read through the safe open: a step may have planted a link or a FIFO at its name. */
+  private readonly files: RunFiles;
   private readonly watchFn: Watch;
   private readonly rescanMs: number;
   private readonly degradedRescanMs: number;
@@ -87,6 +90,7 @@ export class LocalRunFeed implements RunFeed {
 
   constructor(private readonly o: LocalRunFeedOptions) {
     this.layout = new Layout(o.dataDir);
+    this.files = new RunFiles(this.layout.runsRoot);
     this.watchFn = o.watch ?? (watch as Watch);
     this.rescanMs = o.rescanMs ?? 10_000;
     this.degradedRescanMs = o.degradedRescanMs ?? 2000;
@@ -215,14 +219,14 @@ export class LocalRunFeed implements RunFeed {
     const p = this.layout.runPaths(t.key);
     let sig: string;
     try {
-      const st = await stat(p.status);
+      const st = await lstat(p.status); // the name's own: a link's target is never looked at
       sig = `${st.ino}:${st.mtimeMs}:${st.size}`;
     } catch (e) {
       if (isNotFound(e) && !existsSync(p.dir)) this.forget(k, t);
       return;
     }
     if (sig === t.sig) return;
-    const head = (await readHead(p.status, HEAD_BYTES)) ?? '';
+    const head = this.files.head(p.status, HEAD_BYTES) ?? '';
     const full = HEAD.exec(head);
     const version = full?.[1] ?? VERSION.exec(head)?.[1];
     if (version !== undefined && BigInt(version) <= t.rv) {

@@ -17,15 +17,14 @@
  * updateStatus is that shared cache entry, deep-frozen: treat it as read-only (get returns copies).
  */
 import { randomUUID } from 'node:crypto';
-import { access, mkdir, rm } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../../../core/errors.js';
 import type { Clock } from '../../../core/ports/clock.js';
 import type { RunKey, RunListFilter, RunStore } from '../../../core/ports/run-store.js';
 import type { DagRunResource, DagRunStatus } from '../../../core/resources.js';
 import { API_VERSION } from '../../../core/resources.js';
-import { isNotFound, readHeadSync, readJson, writeFileAtomic, writeFileAtomicSync, CorruptFileError } from '../../fs/atomic.js';
+import { isNotFound, writeFileAtomic, writeFileAtomicSync, CorruptFileError } from '../../fs/atomic.js';
 import type { SpecFile, StatusFile, StatusHead } from './files.js';
 import {
   encodeStatus, initialVersion, nextVersion, parseStatusHead, STATUS_HEAD_BYTES, toResource,
@@ -34,6 +33,7 @@ import {
 import { deepFreeze, mapLimit, readdirSafe, safe, writtenAt } from './helpers.js';
 import { IndexKeeper } from './index-keeper.js';
 import { KeyedMutex } from './mutex.js';
+import { RunFiles } from './run-files.js';
 import type { RunPaths } from './paths.js';
 import { cacheKey, Layout } from './paths.js';
 import { runKeyOf } from '../../../core/ports/run-store.js';
@@ -66,9 +66,12 @@ export class LocalRunStore implements RunStore {
   /** Highest version this instance wrote: a re-created run starts above it (see initialVersion). */
   private highWater = 0n;
   private readonly index: IndexKeeper;
+  /** A step can plant links among its run's files: every read of them goes through the safe open. */
+  private readonly files: RunFiles;
 
   constructor(opts: LocalRunStoreOptions) {
     this.layout = new Layout(opts.dataDir);
+    this.files = new RunFiles(this.layout.runsRoot);
     this.clock = opts.clock ?? { now: () => Date.now() };
     this.index = new IndexKeeper({
       runsRoot: this.layout.runsRoot,
@@ -222,7 +225,7 @@ export class LocalRunStore implements RunStore {
   async requestStop(key: RunKey): Promise<void> {
     const p = this.layout.runPaths(key);
     try {
-      await access(p.spec);
+      if (!this.files.exists(p.spec) || !this.files.dirsSafe(p.stop)) throw new NotFoundError(`run ${key.dagName}/${key.dagRunId} not found`, { ...key });
       await writeFileAtomic(p.stop, new Date(this.clock.now()).toISOString(), { mkdir: false });
     } catch (err) {
       if (isNotFound(err)) throw new NotFoundError(`run ${key.dagName}/${key.dagRunId} not found`, { ...key });
@@ -236,7 +239,7 @@ export class LocalRunStore implements RunStore {
 
   /** Read whenever a driver is woken: a synchronous existence check, no thread-pool round trip. */
   async isStopRequested(key: RunKey): Promise<boolean> {
-    return existsSync(this.layout.runPaths(key).stop);
+    return this.files.exists(this.layout.runPaths(key).stop);
   }
 
 
@@ -246,12 +249,12 @@ export class LocalRunStore implements RunStore {
     return rv;
   }
 
-  /** Both files merged; undefined when absent or half-written (either file missing). */
+  /** Both files merged; undefined when absent, half-written (either file missing) or planted (a link, a FIFO). */
   private async read(p: RunPaths): Promise<DagRunResource | undefined> {
-    const spec = await readJson<unknown>(p.spec);
+    const spec = await this.files.json(p.spec);
     if (spec === undefined) return undefined;
     if (!validateSpecFile(spec)) throw new CorruptFileError(p.spec, new Error('not a DagRun spec file'));
-    const st = await readJson<unknown>(p.status);
+    const st = await this.files.json(p.status);
     if (st === undefined) return undefined;
     if (!validateStatusFile(st)) throw new CorruptFileError(p.status, new Error('not a DagRun status file'));
     return toResource(migrateSpecFile(spec), st);
@@ -259,11 +262,11 @@ export class LocalRunStore implements RunStore {
 
   /** Version and uid from the first bytes of status.json; the whole file only if the head is unusual. */
   private async readStatusHead(p: RunPaths): Promise<StatusHead | undefined> {
-    const head = readHeadSync(p.status, STATUS_HEAD_BYTES);
+    const head = this.files.head(p.status, STATUS_HEAD_BYTES);
     if (head === undefined) return undefined;
     const parsed = parseStatusHead(head);
     if (parsed) return parsed;
-    const st = await readJson<unknown>(p.status);
+    const st = await this.files.json(p.status);
     if (st === undefined) return undefined;
     if (!validateStatusFile(st)) throw new CorruptFileError(p.status, new Error('not a DagRun status file'));
     return { resourceVersion: st.resourceVersion, uid: st.uid };
@@ -277,7 +280,7 @@ export class LocalRunStore implements RunStore {
       this.specs.set(ck, hit);
       return hit;
     }
-    const spec = await readJson<unknown>(p.spec);
+    const spec = await this.files.json(p.spec);
     if (spec === undefined) throw new NotFoundError(`run ${ck} not found`);
     if (!validateSpecFile(spec)) throw new CorruptFileError(p.spec, new Error('not a DagRun spec file'));
     const frozen = deepFreeze(migrateSpecFile(spec));
