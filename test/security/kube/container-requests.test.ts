@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { eventually } from '../../helpers/server.js';
 import { describeCluster } from '../../kube/env.js';
 import { finished, kubeServer, podsOf, start } from '../../kube/servers.js';
+import { kubectl } from '../../testbed/helpers.js';
 
 const TOKEN = 'agent-request-secret-4471';
 const NASTY = 'agent"re\\q\nuest-8123';
@@ -85,6 +86,10 @@ describeCluster('ATTACK: secrets in the request files of a DAG-level container\'
     expect([...volume.found]).toEqual([]);
     expect(leaks(JSON.stringify(pod), [TOKEN, NASTY])).toEqual([]);
     const env = pod.spec.containers[0].env as { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string } } }[];
-    expect(env.some((e) => e.valueFrom?.secretKeyRef)).toBe(true);
+    const refs = env.filter((e) => e.valueFrom?.secretKeyRef);
+    expect(refs.length).toBeGreaterThan(0);
+    // The run's Secret holds the values while its Pod may start, and goes when the run ends.
+    const secretName = refs[0]!.valueFrom!.secretKeyRef!.name;
+    await eventually(async () => ((await kubectl(['get', 'secret', secretName, '-n', ns])).code !== 0) || undefined, 'the run\'s Secret to be deleted');
   }, 240_000);
 });
