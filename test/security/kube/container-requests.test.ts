@@ -6,13 +6,15 @@
  * each request only references to them, and the step must still see the values, masked in its output.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, statSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from '../../helpers/server.js';
 import { describeCluster } from '../../kube/env.js';
 import { finished, kubeServer, podsOf, start } from '../../kube/servers.js';
 import { kubectl } from '../../testbed/helpers.js';
+import { loadConfig } from '../../../src/config/config.js';
+import { consoleLogger } from '../../../src/observability/console-logger.js';
 
 const TOKEN = 'agent-request-secret-4471';
 const NASTY = 'agent"re\\q\nuest-8123';
@@ -91,5 +93,48 @@ describeCluster('ATTACK: secrets in the request files of a DAG-level container\'
     // The run's Secret holds the values while its Pod may start, and goes when the run ends.
     const secretName = refs[0]!.valueFrom!.secretKeyRef!.name;
     await eventually(async () => ((await kubectl(['get', 'secret', secretName, '-n', ns])).code !== 0) || undefined, 'the run\'s Secret to be deleted');
+  }, 240_000);
+});
+
+describeCluster('ATTACK: secret references of a run container after an operator restart', () => {
+  const srv = kubeServer();
+  const dir = mkdtempSync(join(tmpdir(), 'svc-agent-restart-'));
+  let volume: ReturnType<typeof volumeWatch>;
+  beforeAll(async () => {
+    await srv.start();
+    volume = volumeWatch(srv.dataDir, [TOKEN]);
+  });
+  afterAll(async () => {
+    volume.close();
+    await srv.stop();
+  });
+
+  /** A new operator (nothing of the old one's memory), as after a restart; the old one leaves the Pods be. */
+  const restart = async (): Promise<void> => {
+    await srv.operator!.close();
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, SHELL: '/bin/sh', SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: srv.dataDir, SVC_DAGS_DIR: srv.dagsDir, ...(await srv.kube!.env()) };
+    srv.operator = await srv.kube!.operator(loadConfig(env), env, consoleLogger('error'));
+  };
+
+  test('a step asked for by a restarted operator still gets the value, by reference only', async () => {
+    writeFileSync(join(dir, 'token'), `${TOKEN}\n`);
+    srv.dag('boxed-restart', [
+      'secrets:', `  - { name: TOKEN, provider: file, key: ${join(dir, 'token')} }`,
+      'container: { image: "debian:stable-slim" }',
+      'steps:',
+      `  - name: first`, `    command: sh -c 'touch ${dir}/up; while [ ! -f ${dir}/go ]; do sleep 0.1; done'`,
+      '  - name: second', '    depends: [first]', '    env:', '      - COPY: ${TOKEN}',
+      '    command: sh -c \'echo "two ${TOKEN}"; printenv COPY | sha256sum\'',
+    ].join('\n'));
+    const id = await start(srv, 'boxed-restart');
+    // (Its output is held back by the masker until it is longer than a secret: a file says it started.)
+    await eventually(async () => existsSync(join(dir, 'up')) || undefined, 'the first step to start', 60_000);
+    await restart();
+    writeFileSync(join(dir, 'go'), '');
+    const run = await finished(srv, 'boxed-restart', id, 120_000);
+    volume.scan();
+    const out = (await srv.get(`/dag-runs/boxed-restart/${id}/steps/second/log?stream=stdout`)).body.content as string;
+    expect({ status: run.statusLabel, out }).toEqual({ status: 'succeeded', out: `two *******\n${sha(`${TOKEN}\n`)}  -` });
+    expect([...volume.found]).toEqual([]);
   }, 240_000);
 });
