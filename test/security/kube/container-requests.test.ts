@@ -109,14 +109,17 @@ describeCluster('ATTACK: secret references of a run container after an operator 
     await srv.stop();
   });
 
-  /** A new operator (nothing of the old one's memory), as after a restart; the old one leaves the Pods be. */
+  /**
+   * The operator closed and a new one started, as after a restart; the old one leaves the Pods be. (Which
+   * one asks for the next step is not observable here: the read-back itself is run-secret.test.ts's.)
+   */
   const restart = async (): Promise<void> => {
     await srv.operator!.close();
     const env = { PATH: process.env.PATH, HOME: process.env.HOME, SHELL: '/bin/sh', SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: srv.dataDir, SVC_DAGS_DIR: srv.dagsDir, ...(await srv.kube!.env()) };
     srv.operator = await srv.kube!.operator(loadConfig(env), env, consoleLogger('error'));
   };
 
-  test('a step asked for by a restarted operator still gets the value, by reference only', async () => {
+  test('across an operator restart, the next step still gets the value, by reference only', async () => {
     writeFileSync(join(dir, 'token'), `${TOKEN}\n`);
     srv.dag('boxed-restart', [
       'secrets:', `  - { name: TOKEN, provider: file, key: ${join(dir, 'token')} }`,
