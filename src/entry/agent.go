@@ -2,7 +2,7 @@ package main
 
 // `svc-entry agent --dir D`: the process of a run-scoped container (a DAG-level `container`). It runs the
 // steps the operator asks for, each as `run` would, inside this container: a request is a JSON file
-// D/requests/<id>.json (removed once read: it may hold secret values), a signal for a running step is a
+// D/requests/<id>.json (removed once read; its secret values are references, refs.go), a signal for a running step is a
 // file D/signals/<id> holding the signal's name (`stop`: the step's stop signal). Every step's output is
 // passed through to the container's streams too. SIGTERM stops every running step, and the agent exits
 // once they have ended; so does the file D/stop.
@@ -24,18 +24,18 @@ import (
 
 // Request is one step execution asked of the agent.
 type Request struct {
-	ID         string            `json:"id"`
-	Stdout     string            `json:"stdout"`
-	Stderr     string            `json:"stderr"`
-	Result     string            `json:"result"`
-	Commands   [][]string        `json:"commands"`
-	Script     *string           `json:"script,omitempty"`
-	ScriptArg  int               `json:"scriptArg"`
-	StopSignal string            `json:"stopSignal"`
-	TimeoutMs  int64             `json:"timeoutMs"`
-	Masks      []string          `json:"masks"`
-	Env        map[string]string `json:"env"`
-	WorkingDir string            `json:"workingDir"`
+	ID         string          `json:"id"`
+	Stdout     string          `json:"stdout"`
+	Stderr     string          `json:"stderr"`
+	Result     string          `json:"result"`
+	Commands   [][]Text        `json:"commands"`
+	Script     *Text           `json:"script,omitempty"`
+	ScriptArg  int             `json:"scriptArg"`
+	StopSignal string          `json:"stopSignal"`
+	TimeoutMs  int64           `json:"timeoutMs"`
+	Masks      []Text          `json:"masks"`
+	Env        map[string]Text `json:"env"`
+	WorkingDir string          `json:"workingDir"`
 }
 
 type agent struct {
@@ -171,13 +171,29 @@ func (a *agent) pending(id string) bool {
 }
 
 func (req Request) options() (*Options, error) {
+	return req.resolve(os.LookupEnv, os.Environ())
+}
+
+// resolve: the step's options, its texts put together from the agent's reference variables (lookup).
+func (req Request) resolve(lookup func(string) (string, bool), environ []string) (*Options, error) {
 	if len(req.Commands) == 0 {
 		return nil, errors.New("no commands")
 	}
-	o := &Options{Stdout: req.Stdout, Stderr: req.Stderr, Result: req.Result, Commands: req.Commands, ScriptArg: -1,
+	o := &Options{Stdout: req.Stdout, Stderr: req.Stderr, Result: req.Result, ScriptArg: -1,
 		StopSignal: syscall.SIGTERM, Timeout: time.Duration(req.TimeoutMs) * time.Millisecond, MaxLine: 64 * 1024, Dir: req.WorkingDir}
+	for _, c := range req.Commands {
+		argv, err := resolveAll(c, lookup)
+		if err != nil {
+			return nil, err
+		}
+		o.Commands = append(o.Commands, argv)
+	}
 	if req.Script != nil {
-		o.Script, o.ScriptArg = *req.Script, req.ScriptArg
+		script, err := req.Script.resolve(lookup)
+		if err != nil {
+			return nil, err
+		}
+		o.Script, o.ScriptArg = script, req.ScriptArg
 	}
 	if req.StopSignal != "" {
 		sig, ok := signalByName(req.StopSignal)
@@ -186,7 +202,11 @@ func (req Request) options() (*Options, error) {
 		}
 		o.StopSignal = sig
 	}
-	for _, m := range req.Masks {
+	masks, err := resolveAll(req.Masks, lookup)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range masks {
 		if m != "" {
 			o.Masks = append(o.Masks, m)
 		}
@@ -194,14 +214,13 @@ func (req Request) options() (*Options, error) {
 	if o.Stderr == "" {
 		o.Stderr = o.Stdout
 	}
-	// The container's own environment, with the step's over it.
-	env := map[string]string{}
-	for _, kv := range os.Environ() {
-		if i := strings.IndexByte(kv, '='); i > 0 {
-			env[kv[:i]] = kv[i+1:]
+	// The container's own environment (less the agent's reference variables), with the step's over it.
+	env := inherited(environ)
+	for k, t := range req.Env {
+		v, err := t.resolve(lookup)
+		if err != nil {
+			return nil, err
 		}
-	}
-	for k, v := range req.Env {
 		env[k] = v
 	}
 	for k, v := range env {

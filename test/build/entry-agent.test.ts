@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { ROOT } from '../helpers/cli.js';
 import { eventually } from '../helpers/server.js';
 
+const REF_VALUE = 'agent-ref-value-9917';
 const ENTRY = join(ROOT, 'dist/image/usr/local/bin/svc-entry');
 if (!existsSync(ENTRY) && process.env.CI === 'true') throw new Error(`no step entry binary at ${ENTRY}: run npm run build`);
 if (!existsSync(ENTRY)) console.warn(`!!! SKIPPING the entry agent tests: no ${ENTRY} (npm run build needs Go)`);
@@ -20,25 +21,32 @@ describe('svc-entry agent', () => {
   let agent: ChildProcess;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'svc-agent-'));
-    agent = spawn(ENTRY, ['agent', '--dir', join(dir, 'agent')], { stdio: 'ignore' });
+    agent = spawn(ENTRY, ['agent', '--dir', join(dir, 'agent')], { stdio: 'ignore', env: { ...process.env, SVC_SECRET_REF_0: REF_VALUE } });
   });
   afterEach(async () => {
     agent.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const request = (id: string, script: string): void => {
+  const request = (id: string, script: string | object[], more: object = {}): void => {
     const requests = join(dir, 'agent', 'requests');
     mkdirSync(requests, { recursive: true });
     const body = {
       id, stdout: join(dir, 'logs', `${id}.out`), stderr: join(dir, 'logs', `${id}.err`), result: join(dir, 'results', `${id}.json`),
-      commands: [['sh', '-c', script]], scriptArg: -1, stopSignal: 'SIGTERM', timeoutMs: 0, masks: [], env: {}, workingDir: '',
+      commands: [['sh', '-c', script]], scriptArg: -1, stopSignal: 'SIGTERM', timeoutMs: 0, masks: [], env: {}, workingDir: '', ...more,
     };
     writeFileSync(join(requests, `${id}.json.tmp`), JSON.stringify(body));
     renameSync(join(requests, `${id}.json.tmp`), join(requests, `${id}.json`));
   };
   const stdout = (id: string) => (existsSync(join(dir, 'logs', `${id}.out`)) ? readFileSync(join(dir, 'logs', `${id}.out`), 'utf8') : '');
   const result = (id: string) => (existsSync(join(dir, 'results', `${id}.json`)) ? JSON.parse(readFileSync(join(dir, 'results', `${id}.json`), 'utf8')) : undefined);
+  (existsSync(ENTRY) ? test : test.skip)('references resolve from the agent\'s env, masked; the step never inherits the reference variable', async () => {
+    const ref = { ref: 'SVC_SECRET_REF_0' };
+    request('r1', ['echo "in command ', ref, '"; echo "env $TOKEN"; env | grep -c SVC_SECRET_REF_ || true'], { masks: [[ref]], env: { TOKEN: ['<', ref, '>'] } });
+    expect((await eventually(async () => result('r1'), 'the result')).exitCode).toBe(0);
+    expect(stdout('r1')).toBe('in command *******\nenv <*******>\n0\n');
+  });
+
   const TRAPPED = 'trap "echo stopped; exit 5" TERM; echo up; sleep 60 & wait';
 
   (existsSync(ENTRY) ? test : test.skip)('a stop signal reaches the step: its trap runs and its last line is logged', async () => {

@@ -4,6 +4,7 @@
  * logs and result files a step Pod's entry writes. The operator writes a request, then waits for the
  * result (or for the Pod to die). Steps of a step-level `container` (or `image`) are ordinary step Pods.
  * - recordsStarts: a request file, then the result file, records that an execution began.
+ * - request(): secret values in it are references the agent resolves from its Pod's env (run-secret.ts).
  * - signal(): a signal file the agent reads (`stop`: the step's signalOnStop), renamed into place.
  */
 import { randomUUID } from 'node:crypto';
@@ -26,6 +27,8 @@ import { runPod, runPodIdentity } from './run-pod.js';
 import type { TokenBucket } from './rate-limit.js';
 import { BadRequestError } from '../../../core/errors.js';
 import { containerUserProblem, DEFAULT_POD_POLICY, type PodPolicy } from '../../../core/spec/pod-policy.js';
+import { referenceParts } from '../../../core/secret-parts.js';
+import { refsOfSecret, runSecretBody, runSecretPlan } from './run-secret.js';
 
 export interface AgentLauncherOptions {
   settings: PodSettings;
@@ -47,6 +50,8 @@ const SCRIPT_PLACEHOLDER = '\u0000script';
 export class AgentLauncher implements Launcher {
   readonly recordsStarts = true;
   private readonly api: CoreV1Api;
+  /** The references of each run container's Secret (form → variable), by Pod name; read back after a restart. */
+  private readonly refs = new Map<string, Map<string, string>>();
 
   constructor(kc: KubeConfig, private readonly watch: PodWatch, private readonly opts: AgentLauncherOptions) {
     this.api = kc.makeApiClient(CoreV1Api);
@@ -75,14 +80,19 @@ export class AgentLauncher implements Launcher {
     return this.follow(req);
   }
 
-  /** A finished run's container Pod goes, unless the DAG keeps it (`keepContainer`). */
+  /** A finished run's container Pod goes, unless the DAG keeps it (`keepContainer`); its Secret goes either way (read at the Pod's start). */
   async endRun(run: { dagName: string; dagRunId: string; attemptId: string }, keep: boolean): Promise<void> {
     const name = execName(runPodIdentity(run));
+    if (this.refs.delete(name) || this.watch.get(name)) await this.deleteIgnoringGone(() => this.api.deleteNamespacedSecret({ name, namespace: this.opts.settings.namespace }), `secrets/${name}`);
     if (keep || !this.watch.get(name)) return;
+    await this.deleteIgnoringGone(() => this.api.deleteNamespacedPod({ name, namespace: this.opts.settings.namespace }), `pods/${name}`);
+  }
+
+  private async deleteIgnoringGone(del: () => Promise<unknown>, what: string): Promise<void> {
     try {
-      await this.api.deleteNamespacedPod({ name, namespace: this.opts.settings.namespace });
+      await del();
     } catch (e) {
-      if (!(e instanceof ApiException && e.code === 404)) throw kubeError(e, `pods/${name}`);
+      if (!(e instanceof ApiException && e.code === 404)) throw kubeError(e, what);
     }
   }
 
@@ -95,31 +105,65 @@ export class AgentLauncher implements Launcher {
     return pod !== undefined && !podOutcome(pod);
   }
 
+  /** The run's Secret first (the Pod's env names it), then the Pod. */
   private async ensureRunPod(req: ExecRequest, c: ContainerConfig): Promise<void> {
     if (this.watch.get(this.runPodName(req))) return;
     const refused = containerUserProblem(c, this.opts.policy ?? DEFAULT_POD_POLICY);
     if (refused) throw new BadRequestError(`the install's pod policy refuses the run's container Pod: ${refused}`);
     const owner = await this.opts.owner(req.identity);
-    const body = runPod(runPodIdentity(req.identity), c, this.opts.agentDir(req), owner, this.opts.settings);
+    const name = this.runPodName(req);
+    const plan = runSecretPlan(name, c, req.secrets);
+    if (Object.keys(plan.data).length > 0) {
+      const secret = runSecretBody(name, this.opts.settings.namespace, owner, plan.data);
+      // One left by an operator that stopped before the Pod holds the values it had: read back when used.
+      if (await this.createIgnoringExisting(() => this.api.createNamespacedSecret({ namespace: this.opts.settings.namespace, body: secret, fieldManager: FIELD_MANAGER }), `secrets/${name}`)) this.refs.set(name, plan.refs);
+    }
+    const body = runPod(runPodIdentity(req.identity), c, this.opts.agentDir(req), owner, this.opts.settings, plan.env);
     await this.opts.createLimit?.take();
+    await this.createIgnoringExisting(() => this.api.createNamespacedPod({ namespace: this.opts.settings.namespace, body, fieldManager: FIELD_MANAGER }), `pods/${name}`);
+  }
+
+  /** Whether it was created (false: it existed). */
+  private async createIgnoringExisting(create: () => Promise<unknown>, what: string): Promise<boolean> {
     try {
-      await this.api.createNamespacedPod({ namespace: this.opts.settings.namespace, body, fieldManager: FIELD_MANAGER });
+      await create();
+      return true;
     } catch (e) {
-      if (e instanceof ApiException && e.code === 409) return;
-      throw kubeError(e, `pods/${body.metadata!.name}`);
+      if (!(e instanceof ApiException && e.code === 409)) throw kubeError(e, what);
+      return false;
     }
   }
 
-  /** The request, written atomically (the agent never reads half of one). */
+  /** The references of the run's Secret: as made, or read back (a restarted operator, another replica's Pod). */
+  private async runRefs(req: ExecRequest): Promise<Map<string, string>> {
+    const name = this.runPodName(req);
+    const known = this.refs.get(name);
+    if (known || !req.secrets.some(Boolean)) return known ?? new Map();
+    try {
+      const refs = refsOfSecret(await this.api.readNamespacedSecret({ name, namespace: this.opts.settings.namespace }));
+      this.refs.set(name, refs);
+      return refs;
+    } catch (e) {
+      if (e instanceof ApiException && e.code === 404) return new Map();
+      throw kubeError(e, `secrets/${name}`);
+    }
+  }
+
+  /** The request, written atomically (the agent never reads half of one); secret values only by reference. */
   private async request(req: ExecRequest): Promise<void> {
     const argvs = commandArgvs(req, req.script !== undefined ? SCRIPT_PLACEHOLDER : undefined);
     const scriptArg = req.script !== undefined ? argvs[0]!.indexOf(SCRIPT_PLACEHOLDER) : -1;
     const paths = this.opts.files.paths(req);
+    const secrets = req.secrets.filter(Boolean);
+    const refs = await this.runRefs(req);
+    const text = (t: string) => referenceParts(t, refs, secrets);
+    const commands = scriptArg >= 0 ? [argvs[0]!.map((a, i) => (i === scriptArg ? '' : a)), ...argvs.slice(1)] : argvs;
     const body = {
       id: execName(req.identity), stdout: paths.stdout, stderr: paths.stderr, result: paths.result,
-      commands: scriptArg >= 0 ? [argvs[0]!.map((a, i) => (i === scriptArg ? '' : a)), ...argvs.slice(1)] : argvs,
-      ...(req.script !== undefined ? { script: req.script } : {}), scriptArg,
-      stopSignal: req.step.signalOnStop || 'SIGTERM', timeoutMs: req.timeoutMs, masks: req.secrets.filter(Boolean), env: req.env,
+      commands: commands.map((argv) => argv.map(text)),
+      ...(req.script !== undefined ? { script: text(req.script) } : {}), scriptArg,
+      stopSignal: req.step.signalOnStop || 'SIGTERM', timeoutMs: req.timeoutMs,
+      masks: secrets.map(text), env: Object.fromEntries(Object.entries(req.env).map(([k, v]) => [k, text(v)])),
       workingDir: req.workingDir && req.workingDir !== '/' ? req.workingDir : '',
     };
     const file = this.requestFile(req);

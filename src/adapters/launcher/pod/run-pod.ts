@@ -1,10 +1,10 @@
 /**
  * The run-scoped Pod of a DAG-level `container` (SPEC 2.5): the DAG's image, env, workingDir and user,
- * kept alive for the run; its PID 1 is the svc entry binary's agent, which runs each step inside it as
+ * kept alive for the run (secret values through its Secret, run-secret.ts); its PID 1 is the svc entry binary's agent, which runs each step inside it as
  * the operator asks (agent-launcher.ts). One per run attempt, named from it, owned by the DagRun.
  */
 import { dirname } from 'node:path';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1EnvVar, V1Pod } from '@kubernetes/client-node';
 import type { ContainerConfig } from '../../../core/spec/types.js';
 import { execName, labelValue, SVC_LABELS, type ExecIdentity } from '../../../core/naming.js';
 import { API_VERSION } from '../../../core/resources.js';
@@ -16,8 +16,8 @@ export const RUN_CONTAINER = 'run-container';
 /** The identity a run attempt's container Pod is named from. */
 export const runPodIdentity = (e: Pick<ExecIdentity, 'dagName' | 'dagRunId' | 'attemptId'>): ExecIdentity => ({ dagName: e.dagName, dagRunId: e.dagRunId, attemptId: e.attemptId, node: '', attempt: 0, probe: RUN_CONTAINER });
 
-export function runPod(id: ExecIdentity, c: ContainerConfig, agentDir: string, owner: { name: string; uid: string }, s: PodSettings): V1Pod {
-  const env = containerEnv(c.env);
+/** `env`: the container's env as run-secret.ts plans it (secret values by secretKeyRef); the DAG container's items when not given. */
+export function runPod(id: ExecIdentity, c: ContainerConfig, agentDir: string, owner: { name: string; uid: string }, s: PodSettings, env: V1EnvVar[] = containerEnv(c.env)): V1Pod {
   const uid = c.user !== undefined && /^\d+$/.test(c.user) ? Number(c.user) : undefined;
   return {
     apiVersion: 'v1', kind: 'Pod',
