@@ -8,7 +8,7 @@
  * masked. Through the real CLI (`svc start`), embedded backend.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { Sandbox, collect, eventually, type CliResult } from '../helpers/cli.js';
+import { Sandbox, collect, type CliResult } from '../helpers/cli.js';
 
 const SECRET = 's3cr3t-argv-4021';
 /** What a probe compares the value with: computed by the shell, so no DAG file holds the value. */
@@ -46,10 +46,12 @@ async function watch(sb: Sandbox, name: string, yaml: string, marker: string): P
       await new Promise((r) => setImmediate(r));
     }
   })();
-  await eventually(async () => w.seen, `a process running ${marker}`, 30_000, 10);
+  // Until the run ends (or the marker's process was seen and the run then ends): a run that ended without
+  // running the probe fails below with its own output, not on a timeout.
   w.result = await done;
   ended = true;
   await scan;
+  if (!w.seen) throw new Error(`no process ran ${marker}; svc start exited ${w.result.code}: ${w.result.stdout}${w.result.stderr}`);
   return w;
 }
 
@@ -86,6 +88,7 @@ steps:
 
   test('step preconditions: the one that fails skips its step, the one that holds runs it', async () => {
     const r = await attack('pre-step', `
+type: graph
 steps:
   - name: yes
     command: echo ran
