@@ -12,6 +12,7 @@ import { eventually } from './helpers.js';
 const dir = mkdtempSync(join(tmpdir(), 'svc-restart-'));
 const dagsDir = join(dir, 'dags');
 const marks = join(dir, 'marks');
+const gate = join(dir, 'open');
 const bin = resolve('bin/svc.js');
 
 interface Server { proc: ChildProcess; url: string }
@@ -50,7 +51,9 @@ test('kill -9 with runs running, queued and waiting: after a restart all finish,
     'maxActiveRuns: 2',
     'steps:',
     '  - name: body',
-    `    command: echo x >> ${marks}/$DAG_RUN_ID.start; sleep 2; echo x >> ${marks}/$DAG_RUN_ID.end`,
+    // Held until the test opens the gate (after the restart): the runs are running, and q1 queued, for as
+    // long as the test looks, however slow the machine.
+    `    command: echo x >> ${marks}/$DAG_RUN_ID.start; while [ ! -e ${gate} ]; do sleep 0.05; done; echo x >> ${marks}/$DAG_RUN_ID.end`,
     '  - name: after',
     `    command: echo x >> ${marks}/$DAG_RUN_ID.after`,
   ].join('\n'));
@@ -70,6 +73,7 @@ test('kill -9 with runs running, queued and waiting: after a restart all finish,
 
   server = await startServer();
   const s2 = server;
+  writeFileSync(gate, '');
   const all = [...running, ...queued];
   await eventually(async () => {
     const r = await call(s2, 'GET', '/dag-runs?name=work');
